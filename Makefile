@@ -1,0 +1,46 @@
+# The CUDA glossary. `make help` lists the targets.
+# Site and test tools live in .venv (created on first use from requirements.lock);
+# `make verify` uses the GPU node's own python3, which may have no registry to install from.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+TERMS  ?= terms
+export NO_MKDOCS_2_WARNING := 1
+
+.DEFAULT_GOAL := help
+.PHONY: help venv serve build check test lint schema clean
+
+help: ## list the targets
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@touch $@
+
+venv: $(STAMP) ## create .venv with the pinned dependencies
+
+serve: $(STAMP) ## build and serve the site on 127.0.0.1:8000, reloading on edits to terms/, templates/, measurements/
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000 --livereload
+
+build: $(STAMP) ## check the terms, then build the site into site/ (mkdocs build --strict)
+	$(BIN)/mkdocs build --strict --site-dir site
+
+check: $(STAMP) ## report every mistake in the term files as path:line:col (TERMS=folder to check another)
+	$(BIN)/cudagloss check $(TERMS)
+
+test: $(STAMP) ## run the test suite
+	$(BIN)/python -m pytest
+
+lint: $(STAMP) ## ruff and mypy
+	$(BIN)/ruff check src tests site_hooks
+	$(BIN)/mypy
+
+schema: $(STAMP) ## regenerate schema/*.json from the model
+	$(BIN)/cudagloss schema
+
+clean: ## remove the built site and caches
+	rm -rf site .pytest_cache .mypy_cache .ruff_cache

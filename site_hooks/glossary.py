@@ -1,0 +1,56 @@
+"""MkDocs hooks: a thin adapter from MkDocs events to the cudagloss package.
+
+MkDocs loads this file by path, outside the normal import path, so it holds no logic of
+its own: it loads and renders the glossary once per build (on_config), hands the pages to
+MkDocs as in-memory files (on_files), and reports author mistakes through a child of the
+'mkdocs' logger before aborting, so nothing is built from bad input.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import Abort
+from mkdocs.structure.files import File, Files, InclusionLevel
+
+from cudagloss.diagnostics import GlossaryError
+from cudagloss.render import SiteContent
+from cudagloss.site import build_site_content
+
+log = logging.getLogger("mkdocs.hooks.glossary")
+_content: SiteContent | None = None
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    global _content
+    root = Path(config.config_file_path).parent
+    options = config.extra.get("glossary", {})
+    try:
+        _content = build_site_content(
+            root / options.get("terms_dir", "terms"),
+            root / options.get("templates_dir", "templates"),
+            repo_root=root,
+            site_name=config.site_name,
+            site_url=config.site_url or None,
+        )
+    except GlossaryError as exc:
+        for diagnostic in exc.diagnostics:
+            log.error(diagnostic.format())
+        n = len(exc.diagnostics)
+        raise Abort(f"{n} error{'s' if n != 1 else ''} in term files; nothing was built") from None
+    config.nav = _content.nav
+    if not config.repo_url:  # without a repository an edit link would be a broken relative URL
+        config.edit_uri = config.edit_uri_template = None
+    return config
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    assert _content is not None
+    for page in _content.pages:
+        inclusion = InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV
+        generated = File.generated(config, page.src_uri, content=page.markdown, inclusion=inclusion)
+        generated.edit_uri = page.edit_uri
+        files.append(generated)
+    return files

@@ -1,0 +1,67 @@
+"""Author text is data, not code: the sandbox that evaluates Jinja found in term files.
+
+Bodies may refer to values (e.g. measured results) with `{{ ... }}`. They are rendered in
+Jinja's SandboxedEnvironment with StrictUndefined, so a misspelt name is an error with its
+line instead of an empty string, and no attribute of Python internals is reachable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+_ENV = SandboxedEnvironment(
+    undefined=jinja2.StrictUndefined,
+    autoescape=False,
+    keep_trailing_newline=True,
+    extensions=[],
+)
+
+
+@dataclass(frozen=True)
+class AuthorTextError(Exception):
+    """A template mistake in author text, with the 1-based line within that text."""
+
+    message: str
+    line: int
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def render_author_text(text: str, context: Mapping[str, Any]) -> str:
+    """Evaluate the Jinja in text against context; raise AuthorTextError on any mistake."""
+    if "{" not in text:
+        return text
+    try:
+        template = _ENV.from_string(text)
+        return template.render(**context)
+    except jinja2.TemplateSyntaxError as exc:
+        raise AuthorTextError(f"template syntax error: {exc.message}", exc.lineno or 1) from None
+    except jinja2.UndefinedError as exc:
+        raise AuthorTextError(f"{exc.message}", _error_line(exc)) from None
+    except jinja2.exceptions.SecurityError as exc:
+        raise AuthorTextError(f"not allowed in term text: {exc}", _error_line(exc)) from None
+    except (TypeError, ValueError, ArithmeticError, LookupError) as exc:
+        raise AuthorTextError(f"template error: {exc}", _error_line(exc)) from None
+
+
+def body_context(term: object) -> dict[str, Any]:
+    """What the sandboxed Jinja of a term's body may refer to (nothing yet: measured
+    values arrive with the verifier)."""
+    return {}
+
+
+def _error_line(exc: BaseException) -> int:
+    """The line of the template frame in the traceback (Jinja maps it back to the source)."""
+    tb = exc.__traceback__
+    line = 1
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line

@@ -1,0 +1,58 @@
+"""Diagnostics: an author's mistake, with where it is and how to fix it.
+
+Every stage collects these instead of raising on the first problem, so that an author
+fixes every mistake in one pass. :class:`GlossaryError` is the one exception for what the
+user can fix; anything else escaping is a bug and may show a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One mistake: `path:line:col: message`, then an indented hint line."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+    hint: str = ""
+
+    def format(self) -> str:
+        head = f"{self.path}:{self.line}:{self.col}: {self.message}"
+        return f"{head}\n    hint: {self.hint}" if self.hint else head
+
+
+class GlossaryError(Exception):
+    """Raised with every diagnostic found when input cannot be used as it is."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.diagnostics = sorted(diagnostics)
+        super().__init__(self.report())
+
+    def report(self) -> str:
+        """All diagnostics, then a count line."""
+        lines = [d.format() for d in self.diagnostics]
+        n = len(self.diagnostics)
+        lines.append(f"{n} error{'s' if n != 1 else ''} found")
+        return "\n".join(lines)
+
+
+def display_path(path: Path, root: Path | None = None) -> str:
+    """A path as the author would type it: relative to root (or the cwd) when inside it."""
+    base = root if root is not None else Path.cwd()
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """' (did you mean 'x'?)' for the closest candidate, or '' when none is close."""
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""

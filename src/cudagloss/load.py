@@ -1,0 +1,137 @@
+"""Load stage: read every term file of a folder into the model, collecting all mistakes.
+
+Files whose names start with '_' are not terms (`_sections.yaml` lists the sections).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .convert import INVALID, Converter
+from .corpus import Corpus, LoadedTerm
+from .diagnostics import Diagnostic, GlossaryError, display_path
+from .model import SLUG_PATTERN, SectionsFile, Term
+from .yamlnodes import compose
+
+SECTIONS_FILE = "_sections.yaml"
+MODELINE_PREFIX = "# yaml-language-server: $schema="
+SCHEMA_NAME = "term.schema.json"
+
+
+def term_files(folder: Path) -> list[Path]:
+    """The term files of a folder, sorted by name."""
+    return sorted(
+        p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith("_") and p.is_file()
+    )
+
+
+def _read(path: Path, shown: str) -> tuple[str | None, list[Diagnostic]]:
+    try:
+        return path.read_text(encoding="utf-8"), []
+    except UnicodeDecodeError as exc:
+        return None, [
+            Diagnostic(shown, 1, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})", "save the file as UTF-8")
+        ]
+    except OSError as exc:
+        return None, [Diagnostic(shown, 1, 1, f"cannot read the file: {exc.strerror}", "")]
+
+
+def _modeline(shown: str, text: str) -> list[Diagnostic]:
+    first = text.split("\n", 1)[0].strip()
+    if first.startswith(MODELINE_PREFIX) and first.endswith(SCHEMA_NAME):
+        return []
+    return [
+        Diagnostic(
+            shown,
+            1,
+            1,
+            "the first line must be the schema modeline",
+            f"start the file with '{MODELINE_PREFIX}../schema/{SCHEMA_NAME}' so editors check it",
+        )
+    ]
+
+
+def load_term(path: Path, root: Path | None = None) -> tuple[LoadedTerm | None, list[Diagnostic]]:
+    """Read one term file; return the term (None when unusable) and every mistake found."""
+    shown = display_path(path, root)
+    text, diags = _read(path, shown)
+    if text is None:
+        return None, diags
+    diags = _modeline(shown, text)
+    slug = path.stem
+    if not re.match(SLUG_PATTERN, slug):
+        diags.append(
+            Diagnostic(
+                shown,
+                1,
+                1,
+                f"file name '{path.name}' is not a valid slug",
+                "name term files in lower case with dashes, e.g. 'jit-compilation.yaml'",
+            )
+        )
+    node, found = compose(shown, text)
+    diags += found
+    if node is None:
+        return None, diags
+    conv = Converter(shown)
+    term = conv.convert(node, Term, "")
+    diags += conv.diagnostics
+    if term is INVALID or found:
+        return None, diags
+    return LoadedTerm(slug=slug, path=shown, file=path, term=term, positions=conv.positions), diags
+
+
+def load_sections(folder: Path, root: Path | None = None) -> tuple[SectionsFile | None, str, list[Diagnostic]]:
+    path = folder / SECTIONS_FILE
+    shown = display_path(path, root)
+    if not path.is_file():
+        return (
+            None,
+            shown,
+            [
+                Diagnostic(
+                    shown,
+                    1,
+                    1,
+                    "the sections file is missing",
+                    "create it with 'sections:' and one '- slug: ...' / 'title: ...' entry per section",
+                )
+            ],
+        )
+    text, diags = _read(path, shown)
+    if text is None:
+        return None, shown, diags
+    node, diags = compose(shown, text)
+    if node is None:
+        return None, shown, diags
+    conv = Converter(shown)
+    sections = conv.convert(node, SectionsFile, "")
+    diags += conv.diagnostics
+    return (None if sections is INVALID else sections), shown, diags
+
+
+def load_corpus(folder: Path, root: Path | None = None) -> Corpus:
+    """Load all terms of folder and check them; raise GlossaryError with every mistake."""
+    from .validate import validate  # the validate stage runs on the loaded corpus
+
+    if not folder.is_dir():
+        raise GlossaryError(
+            [Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")]
+        )
+    diagnostics: list[Diagnostic] = []
+    sections, sections_path, found = load_sections(folder, root)
+    diagnostics += found
+    terms: list[LoadedTerm] = []
+    all_slugs: dict[str, list[str]] = {}
+    for path in term_files(folder):
+        all_slugs.setdefault(path.stem, []).append(display_path(path, root))
+        loaded, found = load_term(path, root)
+        diagnostics += found
+        if loaded is not None:
+            terms.append(loaded)
+    corpus = Corpus(folder, terms, sections.sections if sections else [], sections_path)
+    diagnostics += validate(corpus, all_slugs=all_slugs, sections_loaded=sections is not None)
+    if diagnostics:
+        raise GlossaryError(diagnostics)
+    return corpus

@@ -1,0 +1,148 @@
+"""Markdown as text: find the parts of author Markdown that must be left alone.
+
+The autolinker and the HTML neutraliser both need to know which characters are prose and
+which are code, headings, link syntax or URLs. We tokenise just enough Markdown for that;
+anything unusual stays untouched, which is the safe direction for both users.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ATX = re.compile(r"^ {0,3}#{1,6}(\s|$)")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
+_REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s")
+_LIST = re.compile(r"^\s*([-*+]|\d+[.)])\s")
+
+# Inline spans that are not prose: code, links and images (with their text), bracketed
+# references, autolinks, bare URLs and HTML entities.
+_INLINE = re.compile(
+    r"""
+    (?P<code>(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))
+  | (?P<link>!?\[(?:[^\[\]\n]|\[[^\]\n]*\])*\](?:\((?:[^()\s]|\([^)\s]*\))*(?:\s+"[^"]*")?\)|\[[^\]]*\])?)
+  | (?P<auto><https?://[^>\s]+>)
+  | (?P<url>https?://[^\s<>()\[\]]+)
+  | (?P<entity>&\#?\w+;)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]*)")
+_REF_TARGET = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S*?)>?(?:\s|$)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of lines: 'code' (fenced, indented, or a reference definition), 'heading' or 'prose'."""
+
+    kind: str
+    text: str
+    first_line: int
+    """0-based line of the block in the Markdown it came from."""
+
+
+def blocks(markdown: str) -> Iterator[Block]:
+    """Split Markdown into code, heading and prose blocks, keeping every character."""
+    lines = markdown.splitlines(keepends=True)
+    i = 0
+    prose: list[str] = []
+    prose_start = 0
+    prev_blank = True
+    in_list = False
+
+    def flush() -> Iterator[Block]:
+        if prose:
+            yield Block("prose", "".join(prose), prose_start)
+            prose.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE.match(line)
+        if fence:
+            yield from flush()
+            char, size = fence.group(1)[0], len(fence.group(1))
+            close = re.compile(rf"^ {{0,3}}{re.escape(char)}{{{size},}}\s*$")
+            j = i + 1
+            while j < len(lines) and not close.match(lines[j]):
+                j += 1
+            yield Block("code", "".join(lines[i : j + 1]), i)
+            i, prev_blank = j + 1, False
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        blank = not line.strip()
+        if _ATX.match(line):
+            yield from flush()
+            yield Block("heading", line, i)
+            i, prev_blank = i + 1, False
+            continue
+        if not blank and _SETEXT.match(nxt) and "|" not in nxt and not _LIST.match(line) and prev_blank:
+            yield from flush()
+            yield Block("heading", line + nxt, i)
+            i, prev_blank = i + 2, False
+            continue
+        if _REFDEF.match(line) or (
+            not blank and prev_blank and not in_list and (line.startswith("    ") or line.startswith("\t"))
+        ):
+            yield from flush()
+            yield Block("code", line, i)
+            i, prev_blank = i + 1, False
+            continue
+        if not prose:
+            prose_start = i
+        prose.append(line)
+        if _LIST.match(line):
+            in_list = True
+        elif blank:
+            pass
+        elif not line.startswith((" ", "\t")):
+            in_list = False
+        prev_blank = blank
+        i += 1
+    yield from flush()
+
+
+def protected_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every inline span in prose that is not plain prose."""
+    return [m.span() for m in _INLINE.finditer(text)]
+
+
+def link_targets(markdown: str) -> list[str]:
+    """Destinations of the inline links, images and reference definitions in Markdown."""
+    out: list[str] = []
+    for block in blocks(markdown):
+        if block.kind == "prose":
+            for m in _INLINE.finditer(block.text):
+                if m.group("link"):
+                    out += _LINK_TARGET.findall(m.group("link"))
+        elif block.kind == "code":
+            out += _REF_TARGET.findall(block.text)
+    return out
+
+
+def neutralize_html(markdown: str) -> str:
+    """Escape '<' outside code and autolinks, so raw HTML in author text shows as text."""
+    out: list[str] = []
+    for block in blocks(markdown):
+        if block.kind == "code" and not _REFDEF.match(block.text):
+            out.append(block.text)
+            continue
+        pos = 0
+        text = block.text
+        for start, end in protected_spans(text):
+            out.append(text[pos:start].replace("<", "&lt;"))
+            out.append(text[start:end])
+            pos = end
+        out.append(text[pos:].replace("<", "&lt;"))
+    return "".join(out)
+
+
+def plain_text(markdown: str) -> str:
+    """Inline Markdown reduced to the text a reader sees (for tooltips and JSON-LD)."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    text = re.sub(r"`+([^`]*)`+", r"\1", text)
+    text = re.sub(r"(\*\*|__|\*)(\S.*?\S|\S)\1", r"\2", text)
+    return html.unescape(" ".join(text.split()))

@@ -1,0 +1,301 @@
+"""Render stage: the corpus to the Markdown pages of the site, through templates/.
+
+Pages are generated in memory (the site hooks hand them to MkDocs); nothing is written to
+the repository. The templates are trusted designer files rendered with autoescaping, so
+any author text they print is escaped; author Markdown (bodies, definitions, notes) is
+rendered in the sandbox, stripped of raw HTML and passed in as ready Markdown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from .authortext import body_context, render_author_text
+from .autolink import AutoLinker, LinkTarget
+from .corpus import Corpus, LoadedTerm, index_letter
+from .diagnostics import display_path
+from .markdown_text import link_targets, neutralize_html, plain_text
+from .model import PENDING
+
+TERMS_DIR = "terms"
+SECTIONS_DIR = "sections"
+INDEX = "index.md"
+
+
+def term_src_uri(slug: str) -> str:
+    return f"{TERMS_DIR}/{slug}.md"
+
+
+def section_src_uri(slug: str) -> str:
+    return f"{SECTIONS_DIR}/{slug}.md"
+
+
+@dataclass(frozen=True)
+class GeneratedPage:
+    """One page of the site, as Markdown, with the repository file its content comes from."""
+
+    src_uri: str
+    markdown: str
+    edit_uri: str | None = None
+    in_nav: bool = True
+    """False for term pages: the sidebar lists sections, never every term."""
+
+
+@dataclass
+class SiteContent:
+    """Everything the hooks give MkDocs: the pages and the navigation (sections, not terms)."""
+
+    pages: list[GeneratedPage] = field(default_factory=list)
+    nav: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _is_acronym(form: str) -> bool:
+    """'PTX', 'SASS', 'JIT': matched case-sensitively so that ordinary words are not linked."""
+    return form.isupper() and " " not in form.strip()
+
+
+def _code_span(text: str) -> Markup:
+    """Raw text as a Markdown code span, fenced with more backticks than it contains."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return Markup(f"{ticks}{pad}{text}{pad}{ticks}")
+
+
+def _json_ld(data: dict[str, Any]) -> Markup:
+    """A JSON-LD script block that no author text can close early."""
+    text = json.dumps(data, ensure_ascii=False, indent=None, sort_keys=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(f'<script type="application/ld+json">{text}</script>')
+
+
+def _date(value: object) -> str:
+    return value.isoformat() if isinstance(value, dt.date) else PENDING
+
+
+def make_environment(templates_dir: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["code"] = _code_span
+    env.filters["isodate"] = _date
+    return env
+
+
+@dataclass(frozen=True)
+class _Body:
+    markdown: str
+    links: frozenset[str]
+    """Slugs of the terms the body links to, explicitly or by auto-linking."""
+
+
+class Renderer:
+    """Renders one corpus; bodies are prepared once, as backlinks need all of them."""
+
+    def __init__(
+        self,
+        corpus: Corpus,
+        templates_dir: Path,
+        *,
+        site_name: str = "CUDA Glossary",
+        site_url: str | None = None,
+        repo_root: Path | None = None,
+    ) -> None:
+        self.corpus = corpus
+        self.env = make_environment(templates_dir)
+        self.site_name = site_name
+        self.site_url = site_url.rstrip("/") + "/" if site_url else None
+        self.repo_root = repo_root
+        self.linker = AutoLinker(
+            LinkTarget(
+                slug=t.slug,
+                src_uri=term_src_uri(t.slug),
+                definition=t.term.definition,
+                forms=tuple(f for f in t.surface_forms if f.strip() and not _is_acronym(f)),
+                exact_forms=tuple(f for f in t.surface_forms if _is_acronym(f)),
+            )
+            for t in corpus
+        )
+        self._bodies = {t.slug: self._prepare_body(t) for t in corpus}
+        self._backlinks: dict[str, set[str]] = {t.slug: set() for t in corpus}
+        for t in corpus:
+            for target in self._bodies[t.slug].links | set(t.term.related):
+                if target in self._backlinks and target != t.slug:
+                    self._backlinks[target].add(t.slug)
+
+    # -- preparation -----------------------------------------------------------------
+
+    def _prepare_body(self, t: LoadedTerm) -> _Body:
+        text = render_author_text(t.term.body, body_context(t))
+        text = neutralize_html(text)
+        explicit = {
+            posixpath.splitext(posixpath.basename(target))[0]
+            for target in link_targets(text)
+            if target.endswith(".md") and "://" not in target
+        } & set(self.corpus.slugs)
+        text, auto = self.linker.link(text, t.slug, term_src_uri(t.slug), already=explicit)
+        return _Body(text, frozenset(explicit | auto))
+
+    def backlinks(self, slug: str) -> set[str]:
+        return set(self._backlinks.get(slug, set()))
+
+    def _href(self, from_uri: str, to_uri: str) -> str:
+        return posixpath.relpath(to_uri, posixpath.dirname(from_uri) or ".")
+
+    def _url(self, src_uri: str) -> str | None:
+        if not self.site_url:
+            return None
+        path = "" if src_uri == INDEX else src_uri[: -len(".md")] + "/"
+        return self.site_url + path
+
+    def _entry(self, t: LoadedTerm, from_uri: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "slug": t.slug,
+            "name": t.term.name,
+            "href": self._href(from_uri, term_src_uri(t.slug)),
+            "definition": Markup(neutralize_html(t.term.definition)),
+            "tooltip": plain_text(t.term.definition),
+            **extra,
+        }
+
+    # -- pages -----------------------------------------------------------------------
+
+    def term_page(self, slug: str) -> GeneratedPage:
+        t = self.corpus[slug]
+        term = t.term
+        uri = term_src_uri(slug)
+        own = [s for s in term.related if s in self.corpus.slugs]
+        back = sorted(self.backlinks(slug) - set(own), key=lambda s: self.corpus[s].term.name.casefold())
+        related = [self._entry(self.corpus[s], uri, links_here=False) for s in own]
+        related += [self._entry(self.corpus[s], uri, links_here=True) for s in back]
+        meet = []
+        for entry in term.where_you_meet_this:
+            href = None
+            if entry.link:
+                href = self._href(uri, term_src_uri(entry.link)) if entry.link in self.corpus.slugs else entry.link
+            meet.append(
+                {
+                    "label": entry.label,
+                    "href": href,
+                    "internal": entry.link in self.corpus.slugs,
+                    "note": Markup(neutralize_html(entry.note)),
+                }
+            )
+        section = self.corpus.section(term.section)
+        context = {
+            "site_name": self.site_name,
+            "slug": slug,
+            "term": term,
+            "definition": Markup(neutralize_html(term.definition)),
+            "body": Markup(self._bodies[slug].markdown.strip("\n")),
+            "also_known_as": [*term.aliases, *term.abbreviations],
+            "section": {
+                "title": section.title if section else term.section,
+                "href": self._href(uri, section_src_uri(term.section)),
+            },
+            "related": related,
+            "meet": meet,
+            "sources": [{"title": s.title, "url": s.url, "checked_on": _date(s.checked_on)} for s in term.sources],
+            "measured": [{"experiment": c.experiment, "note": c.note} for c in term.measurements],
+            "byline": {
+                "written_by": term.byline.written_by,
+                "reviewed_by": term.byline.reviewed_by,
+                "written_on": _date(term.byline.written_on),
+                "last_checked_on": _date(term.byline.last_checked_on),
+            },
+            "json_ld": _json_ld(self._term_json_ld(t)),
+        }
+        markdown = self.env.get_template("term.md.j2").render(context)
+        return GeneratedPage(uri, markdown, self._edit_uri(t.file), in_nav=False)
+
+    def _term_json_ld(self, t: LoadedTerm) -> dict[str, Any]:
+        term = t.term
+        data: dict[str, Any] = {"@context": "https://schema.org", "@type": "DefinedTerm", "name": term.name}
+        url = self._url(term_src_uri(t.slug))
+        if url:
+            data["@id"] = data["url"] = url
+        data["description"] = plain_text(term.definition)
+        if term.aliases or term.abbreviations:
+            data["alternateName"] = [*term.aliases, *term.abbreviations]
+        data["termCode"] = t.slug
+        term_set: dict[str, Any] = {"@type": "DefinedTermSet", "name": self.site_name}
+        if self.site_url:
+            term_set["@id"] = term_set["url"] = self.site_url
+        data["inDefinedTermSet"] = term_set
+        return data
+
+    def index_page(self) -> GeneratedPage:
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for t in self.corpus.alphabetical():
+            grouped.setdefault(index_letter(t), []).append(self._entry(t, INDEX))
+        # Anchors are what the toc extension makes of the headings: 'a' for 'A', '09' for '0–9'.
+        letters = [
+            {"label": label, "anchor": re.sub(r"\W", "", label.lower()), "entries": entries}
+            for label, entries in grouped.items()
+        ]
+        sections = [
+            {
+                "title": s.title,
+                "description": s.description,
+                "href": section_src_uri(s.slug),
+                "count": len(self.corpus.in_section(s.slug)),
+            }
+            for s in self.corpus.sections
+        ]
+        term_set: dict[str, Any] = {"@context": "https://schema.org", "@type": "DefinedTermSet", "name": self.site_name}
+        if self.site_url:
+            term_set["@id"] = term_set["url"] = self.site_url
+        term_set["hasDefinedTerm"] = [
+            {k: v for k, v in self._term_json_ld(t).items() if k not in ("@context", "inDefinedTermSet")}
+            for t in self.corpus.alphabetical()
+        ]
+        markdown = self.env.get_template("index.md.j2").render(
+            site_name=self.site_name,
+            sections=sections,
+            letters=letters,
+            count=len(self.corpus),
+            json_ld=_json_ld(term_set),
+        )
+        return GeneratedPage(INDEX, markdown, None)
+
+    def section_page(self, slug: str) -> GeneratedPage:
+        section = self.corpus.section(slug)
+        assert section is not None, slug
+        uri = section_src_uri(slug)
+        terms = [self._entry(t, uri) for t in self.corpus.in_section(slug)]
+        markdown = self.env.get_template("section.md.j2").render(
+            site_name=self.site_name,
+            section=section,
+            terms=terms,
+            home=self._href(uri, INDEX),
+        )
+        return GeneratedPage(uri, markdown, self._edit_uri(self.corpus.root / "_sections.yaml"))
+
+    def _edit_uri(self, file: Path) -> str | None:
+        if self.repo_root is None:
+            return None
+        shown = display_path(file, self.repo_root)
+        return None if shown.startswith(("/", "..")) else shown
+
+    def site(self) -> SiteContent:
+        """Every page, and a navigation of the home page and one entry per section."""
+        pages = [self.index_page()]
+        pages += [self.section_page(s.slug) for s in self.corpus.sections]
+        pages += [self.term_page(t.slug) for t in self.corpus]
+        nav: list[dict[str, Any]] = [{"Home": INDEX}]
+        nav += [{s.title: section_src_uri(s.slug)} for s in self.corpus.sections]
+        return SiteContent(pages, nav)
