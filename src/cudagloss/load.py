@@ -72,12 +72,12 @@ def load_term(path: Path, root: Path | None = None) -> tuple[LoadedTerm | None, 
         )
     node, found = compose(shown, text)
     diags += found
-    if node is None:
+    if node is None or found:  # a refused tag or alias would only cause follow-on type errors
         return None, diags
     conv = Converter(shown)
     term = conv.convert(node, Term, "")
     diags += conv.diagnostics
-    if term is INVALID or found:
+    if term is INVALID:
         return None, diags
     return LoadedTerm(slug=slug, path=shown, file=path, term=term, positions=conv.positions), diags
 

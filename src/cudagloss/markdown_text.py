@@ -31,7 +31,7 @@ _INLINE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 
-_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]*)")
+_LINK_TARGET = re.compile(r"\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))*)")
 _REF_TARGET = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S*?)>?(?:\s|$)", re.MULTILINE)
 
 

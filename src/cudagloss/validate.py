@@ -170,27 +170,31 @@ def _body(t: LoadedTerm) -> Iterator[Diagnostic]:
 
 
 def _names(corpus: Corpus) -> Iterator[Diagnostic]:
-    """Names, aliases, abbreviations and plurals must each point at one term."""
+    """Names, aliases, abbreviations and plurals must each point at one term.
+
+    Names are claimed first, so a clash between a name and another term's alias is
+    reported at the alias, whatever the file order.
+    """
     owner: dict[str, tuple[LoadedTerm, str]] = {}
+    claims: list[tuple[LoadedTerm, str, str]] = [(t, "name", t.term.name) for t in corpus]
     for t in corpus:
-        fields = [("name", [t.term.name])] + [(f, getattr(t.term, f)) for f in ("aliases", "abbreviations", "plurals")]
-        for field, values in fields:
-            for i, value in enumerate(values):
-                where = field if field == "name" else f"{field}[{i}]"
-                key = value.strip().casefold()
-                if not key:
-                    continue
-                if key in owner:
-                    other, other_where = owner[key]
-                    place = f"{other.path} ({other_where})" if other is not t else other_where
-                    yield _d(
-                        t,
-                        where,
-                        f"'{value}' is already used by {place}",
-                        "each name, alias, abbreviation and plural belongs to one term",
-                    )
-                else:
-                    owner[key] = (t, where)
+        for field in ("aliases", "abbreviations", "plurals"):
+            claims += [(t, f"{field}[{i}]", value) for i, value in enumerate(getattr(t.term, field))]
+    for t, where, value in claims:
+        key = value.strip().casefold()
+        if not key:
+            continue
+        if key in owner:
+            other, other_where = owner[key]
+            place = f"{other.path} ({other_where})" if other is not t else other_where
+            yield _d(
+                t,
+                where,
+                f"'{value}' is already used by {place}",
+                "each name, alias, abbreviation and plural belongs to one term",
+            )
+        else:
+            owner[key] = (t, where)
 
 
 def _sections(corpus: Corpus) -> Iterator[Diagnostic]:

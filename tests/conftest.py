@@ -1,0 +1,29 @@
+"""Shared paths and helpers for the tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def check_golden(name: str, actual: str) -> None:
+    """Compare with tests/golden/name; UPDATE_GOLDEN=1 rewrites it (review the diff!)."""
+    import os
+
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(actual, encoding="utf-8")
+    expected = path.read_text(encoding="utf-8")
+    assert actual == expected, f"{name} differs from the golden file; UPDATE_GOLDEN=1 rewrites it"
+
+
+@pytest.fixture
+def in_root(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run with the repository root as the working directory (paths print relative to it)."""
+    monkeypatch.chdir(ROOT)
+    return ROOT

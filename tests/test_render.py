@@ -1,0 +1,77 @@
+"""Rendering: golden Markdown for a fixture term, and the rules pages must keep."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from conftest import FIXTURES, ROOT, check_golden
+from cudagloss.load import load_corpus
+from cudagloss.render import Renderer
+
+
+def renderer(in_root: Path, **kwargs: object) -> Renderer:
+    corpus = load_corpus(FIXTURES.relative_to(in_root) / "good", in_root)
+    return Renderer(corpus, ROOT / "templates", repo_root=in_root, **kwargs)  # type: ignore[arg-type]
+
+
+def test_term_page_golden(in_root: Path) -> None:
+    check_golden("warp.md", renderer(in_root).term_page("warp").markdown)
+
+
+def test_index_page_golden(in_root: Path) -> None:
+    check_golden("index.md", renderer(in_root).index_page().markdown)
+
+
+def test_page_anatomy_order(in_root: Path) -> None:
+    md = renderer(in_root).term_page("lane").markdown
+    headings = re.findall(r"^(#{1,2}) (.+)$", md, re.MULTILINE)
+    assert headings == [
+        ("#", "What is a lane?"),
+        ("##", "Measured"),
+        ("##", "Related terms"),
+        ("##", "Where you meet this"),
+        ("##", "Sources"),
+        ("##", "Byline"),
+    ]
+    assert md.split("\n")[2] == "One thread's position within its warp, from 0 to 31."
+    assert "Nothing on this page has been measured yet." in md
+    assert "No sources cited yet." in md
+    assert "Written by: pending.\nReviewed by: pending.\nWritten on: pending.\nLast checked on: pending." in md
+
+
+def test_backlinks_include_terms_that_link_here(in_root: Path) -> None:
+    r = renderer(in_root)
+    assert r.backlinks("thread-block") == {"warp"}  # related list and body link
+    assert r.backlinks("warp") == {"lane", "thread-block"}  # their bodies say "warp" and "warps"
+    md = r.term_page("thread-block").markdown
+    assert "- [warp](warp.md" in md and "*(links here)*" in md
+
+
+def test_edit_uri_points_at_the_yaml_file(in_root: Path) -> None:
+    page = renderer(in_root).term_page("warp")
+    assert page.edit_uri == "tests/fixtures/good/warp.yaml"
+    assert page.in_nav is False
+
+
+def test_json_ld_is_a_defined_term_that_cannot_break_out(in_root: Path) -> None:
+    md = renderer(in_root, site_url="https://glossary.example/").term_page("warp").markdown
+    script = re.search(r'<script type="application/ld\+json">(.*)</script>', md)
+    assert script is not None
+    assert "</script>" not in script.group(1) and "<" not in script.group(1)
+    data = json.loads(script.group(1))
+    assert data["@type"] == "DefinedTerm"
+    assert data["url"] == "https://glossary.example/terms/warp/"
+    assert data["inDefinedTermSet"]["@type"] == "DefinedTermSet"
+
+
+def test_nav_lists_sections_not_terms(in_root: Path) -> None:
+    site = renderer(in_root).site()
+    assert site.nav == [{"Home": "index.md"}, {"Widgets": "sections/widgets.md"}, {"Gadgets": "sections/gadgets.md"}]
+    assert sorted(p.src_uri for p in site.pages if not p.in_nav) == [
+        "terms/2d-grid.md",
+        "terms/lane.md",
+        "terms/thread-block.md",
+        "terms/warp.md",
+    ]

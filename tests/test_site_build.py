@@ -1,0 +1,159 @@
+"""The real `mkdocs build --strict` on the repository's terms and on the fixture corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+from sitecheck import broken_links, internal_target, parse
+
+MKDOCS = [sys.executable, "-m", "mkdocs"]
+SECTION_IDS = ["measured", "related-terms", "where-you-meet-this", "sources", "byline"]
+
+
+def build(config: Path, site: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*MKDOCS, "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
+    )
+
+
+def fixture_config(tmp_path: Path, terms: Path) -> Path:
+    """mkdocs.yml of the repository, pointed at another terms folder."""
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    text = text.replace("docs_dir: docs", f"docs_dir: {ROOT / 'docs'}")
+    text = text.replace("  - site_hooks/glossary.py", f"  - {ROOT / 'site_hooks/glossary.py'}")
+    text = text.replace("    terms_dir: terms", f"    terms_dir: {terms}")
+    text = text.replace("    templates_dir: templates", f"    templates_dir: {ROOT / 'templates'}")
+    text = re.sub(r"\nwatch:\n(  - .*\n)+", "\n", text)
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+@pytest.fixture(scope="module")
+def repo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site = tmp_path_factory.mktemp("repo") / "site"
+    run = build(ROOT / "mkdocs.yml", site, GLOSSARY_REPO_URL="https://github.com/example/glossary")
+    assert run.returncode == 0, run.stderr
+    assert "WARNING" not in run.stderr
+    return site
+
+
+@pytest.fixture(scope="module")
+def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("fixture")
+    run = build(fixture_config(tmp, FIXTURES / "good"), tmp / "site")
+    assert run.returncode == 0, run.stderr
+    return tmp / "site"
+
+
+REPO_TERMS = sorted(p.stem for p in (ROOT / "terms").glob("*.yaml") if not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("slug", REPO_TERMS)
+def test_every_term_page_has_every_section(repo_site: Path, slug: str) -> None:
+    page = repo_site / "terms" / slug / "index.html"
+    links = parse(page)
+    for section in SECTION_IDS:
+        assert section in links.ids, f"{slug}: no '{section}' section"
+    html = page.read_text(encoding="utf-8")
+    assert '"@type": "DefinedTerm"' in html
+    assert html.count('<h1 id="what-') == 1
+
+
+def test_the_five_first_terms_exist() -> None:
+    assert {"jit-compilation", "no-kernel-image", "sass", "ptx", "jit-cache"} <= set(REPO_TERMS)
+
+
+def test_home_has_sections_and_a_to_z_with_every_term(repo_site: Path) -> None:
+    home = repo_site / "index.html"
+    links = parse(home)
+    assert {"sections", "az"} <= links.ids
+    for slug in REPO_TERMS:
+        assert f"terms/{slug}/" in links.hrefs
+    html = home.read_text(encoding="utf-8")
+    assert '"@type": "DefinedTermSet"' in html
+    for section in ("compilation", "instruction-sets", "errors"):
+        assert (repo_site / "sections" / section / "index.html").exists()
+
+
+@pytest.mark.parametrize("which", ["repo_site", "fixture_site"])
+def test_internal_links_resolve(which: str, request: pytest.FixtureRequest) -> None:
+    site: Path = request.getfixturevalue(which)
+    assert broken_links(site) == []
+
+
+@pytest.mark.parametrize("which", ["repo_site", "fixture_site"])
+def test_sidebar_lists_sections_not_terms(which: str, request: pytest.FixtureRequest) -> None:
+    site: Path = request.getfixturevalue(which)
+    pages = sorted(p for p in site.rglob("*.html") if p.name != "404.html")
+    assert len(pages) > 5
+    for page in pages:
+        targets = [internal_target(site, page, h) for h in parse(page).nav_hrefs]
+        paths = [t[0].relative_to(site).as_posix() for t in targets if t is not None]
+        assert [p for p in paths if p.startswith("terms/")] == [], page
+        assert sum(p.startswith("sections/") for p in paths) >= 2, page
+
+
+def test_search_finds_names_aliases_and_error_strings(repo_site: Path) -> None:
+    index = json.loads((repo_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = {d["location"]: d["text"] for d in index["docs"] if "#" not in d["location"]}
+    page = text["terms/no-kernel-image/"]
+    assert "no kernel image is available for execution on the device" in page
+    assert "no binary for GPU" in page
+    assert "CUDA_ERROR_NO_BINARY_FOR_GPU" in page
+    assert "just-in-time compilation" in text["terms/jit-compilation/"]
+
+
+def test_edit_link_points_at_the_term_yaml(repo_site: Path) -> None:
+    html = (repo_site / "terms" / "jit-compilation" / "index.html").read_text(encoding="utf-8")
+    assert 'href="https://github.com/example/glossary/edit/main/terms/jit-compilation.yaml"' in html
+
+
+def test_auto_links_carry_the_definition_as_tooltip(repo_site: Path) -> None:
+    html = (repo_site / "terms" / "jit-compilation" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<a href="../sass/" title="The native machine code of an NVIDIA GPU generation', html)
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "- content.tooltips" in config
+
+
+def test_author_html_is_escaped_in_the_built_page(fixture_site: Path) -> None:
+    html = (fixture_site / "terms" / "warp" / "index.html").read_text(encoding="utf-8")
+    article = html[html.index("<article") : html.index("</article>")]
+    assert "<script>alert" not in article and "<img src=x" not in article
+    assert "&lt;img src=x onerror=alert(1)&gt;" in article
+    assert "<em>without</em>" not in article
+
+
+def test_broken_terms_stop_the_build_with_every_mistake(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    run = build(fixture_config(tmp_path, FIXTURES / "broken"), site)
+    assert run.returncode != 0
+    assert "Traceback" not in run.stderr
+    positions = re.findall(r"broken/[\w.-]+\.ya?ml:\d+:\d+: ", run.stderr)
+    assert len(positions) >= 24
+    assert "errors in term files; nothing was built" in run.stdout + run.stderr
+    assert not (site / "terms").exists()
+
+
+def test_no_generated_page_is_written_into_the_repository(repo_site: Path) -> None:
+    assert sorted(p.name for p in (ROOT / "docs").rglob("*.md")) == []
+    assert (
+        shutil.which("git") is None
+        or "terms/"
+        not in subprocess.run(
+            ["git", "status", "--porcelain", "docs"], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout
+    )
