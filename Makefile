@@ -10,7 +10,7 @@ TERMS  ?= terms
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build check test lint schema clean
+.PHONY: help venv serve build check test lint schema verify clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -41,6 +41,9 @@ lint: $(STAMP) ## ruff and mypy
 
 schema: $(STAMP) ## regenerate schema/*.json from the model
 	$(BIN)/cudagloss schema
+
+verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=id for one; ARGS=--list)
+	PYTHONPATH=src:. $(PYTHON) -m verifier $(if $(EXPERIMENT),--experiment $(EXPERIMENT)) $(ARGS)
 
 clean: ## remove the built site and caches
 	rm -rf site .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,149 @@
+"""Small checked wrappers over cuda.bindings (driver API and NVRTC).
+
+Every CUDA call's return code is checked: a failure raises CudaError with the error's
+name, number and message, which experiments record verbatim.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any
+
+
+class CudaError(RuntimeError):
+    def __init__(self, call: str, name: str, code: int, message: str, log: str = "") -> None:
+        super().__init__(f"{call}: {name} ({code}): {message}")
+        self.call, self.name, self.code, self.message, self.log = call, name, code, message, log
+
+
+def _driver() -> Any:
+    from cuda.bindings import driver
+
+    return driver
+
+
+def _nvrtc() -> Any:
+    from cuda.bindings import nvrtc
+
+    return nvrtc
+
+
+def check(call: str, result: Any) -> Any:
+    """Unpack a cuda.bindings result tuple, raising CudaError unless it is success."""
+    err, *rest = result if isinstance(result, tuple) else (result,)
+    driver, nvrtc = _driver(), _nvrtc()
+    if isinstance(err, driver.CUresult):
+        if err != driver.CUresult.CUDA_SUCCESS:
+            _, name = driver.cuGetErrorName(err)
+            _, text = driver.cuGetErrorString(err)
+            raise CudaError(call, name.decode() if name else str(err), int(err), text.decode() if text else "")
+    elif isinstance(err, nvrtc.nvrtcResult):
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            _, text = nvrtc.nvrtcGetErrorString(err)
+            raise CudaError(call, err.name, int(err), text.decode() if text else "")
+    if not rest:
+        return None
+    return rest[0] if len(rest) == 1 else tuple(rest)
+
+
+def nvrtc_version() -> str:
+    major, minor = check("nvrtcVersion", _nvrtc().nvrtcVersion())
+    return f"{major}.{minor}"
+
+
+@dataclass(frozen=True)
+class Compiled:
+    image: bytes
+    kind: str  # 'ptx' or 'cubin'
+    log: str
+
+
+def compile_source(source: str, name: str, arch: str, extra: tuple[str, ...] = ()) -> Compiled:
+    """Compile CUDA C++ with NVRTC for arch ('compute_75' gives PTX, 'sm_90' a cubin)."""
+    nvrtc = _nvrtc()
+    prog = check("nvrtcCreateProgram", nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []))
+    try:
+        options = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in extra)]
+        result = nvrtc.nvrtcCompileProgram(prog, len(options), options)
+        size = check("nvrtcGetProgramLogSize", nvrtc.nvrtcGetProgramLogSize(prog))
+        buf = b" " * size
+        check("nvrtcGetProgramLog", nvrtc.nvrtcGetProgramLog(prog, buf))
+        log = buf.rstrip(b"\0 ").decode(errors="replace")
+        try:
+            check("nvrtcCompileProgram", result)
+        except CudaError as exc:
+            exc.log = log
+            raise
+        if arch.startswith("compute_"):
+            size = check("nvrtcGetPTXSize", nvrtc.nvrtcGetPTXSize(prog))
+            out = b" " * size
+            check("nvrtcGetPTX", nvrtc.nvrtcGetPTX(prog, out))
+            return Compiled(out, "ptx", log)
+        size = check("nvrtcGetCUBINSize", nvrtc.nvrtcGetCUBINSize(prog))
+        out = b" " * size
+        check("nvrtcGetCUBIN", nvrtc.nvrtcGetCUBIN(prog, out))
+        return Compiled(out, "cubin", log)
+    finally:
+        check("nvrtcDestroyProgram", nvrtc.nvrtcDestroyProgram(prog))
+
+
+def ptx_isa_version(ptx: bytes) -> str:
+    """The '.version X.Y' line of a PTX image."""
+    for line in ptx.decode(errors="replace").splitlines():
+        if line.startswith(".version"):
+            return line.split()[1]
+    return "unknown"
+
+
+class Device:
+    """The first GPU, with its primary context current."""
+
+    def __init__(self, ordinal: int = 0) -> None:
+        driver = _driver()
+        check("cuInit", driver.cuInit(0))
+        self.driver = driver
+        self.dev = check("cuDeviceGet", driver.cuDeviceGet(ordinal))
+        self.ctx = check("cuDevicePrimaryCtxRetain", driver.cuDevicePrimaryCtxRetain(self.dev))
+        check("cuCtxSetCurrent", driver.cuCtxSetCurrent(self.ctx))
+
+    def attribute(self, name: str) -> int:
+        attr = getattr(self.driver.CUdevice_attribute, name)
+        return int(check("cuDeviceGetAttribute", self.driver.cuDeviceGetAttribute(attr, self.dev)))
+
+    def describe(self) -> dict[str, Any]:
+        driver = self.driver
+        raw = check("cuDeviceGetName", driver.cuDeviceGetName(256, self.dev))
+        version = int(check("cuDriverGetVersion", driver.cuDriverGetVersion()))
+        major = self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
+        minor = self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
+        return {
+            "gpu_name": raw.split(b"\0", 1)[0].decode(),
+            "compute_capability": f"{major}.{minor}",
+            "sm_count": self.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"),
+            "cuda_driver_version": f"{version // 1000}.{(version % 1000) // 10}",
+        }
+
+    def load(self, image: bytes, log_size: int = 1 << 14) -> tuple[Any, str]:
+        """cuModuleLoadDataEx with the JIT's info and error logs captured."""
+        driver = self.driver
+        info = ctypes.create_string_buffer(log_size)
+        error = ctypes.create_string_buffer(log_size)
+        options = [
+            driver.CUjit_option.CU_JIT_INFO_LOG_BUFFER,
+            driver.CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            driver.CUjit_option.CU_JIT_ERROR_LOG_BUFFER,
+            driver.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        ]
+        values = [ctypes.addressof(info), log_size, ctypes.addressof(error), log_size]
+        result = driver.cuModuleLoadDataEx(image, len(options), options, values)
+        log = (info.value + error.value).decode(errors="replace")
+        try:
+            module = check("cuModuleLoadDataEx", result)
+        except CudaError as exc:
+            exc.log = error.value.decode(errors="replace")
+            raise
+        return module, log
+
+    def function(self, module: Any, name: str) -> Any:
+        return check("cuModuleGetFunction", self.driver.cuModuleGetFunction(module, name.encode()))

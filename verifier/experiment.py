@@ -1,0 +1,67 @@
+"""What every experiment shares: fresh-process steps, timing summaries, gates and results."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cudagloss.measurement import Gate, Result
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class StepFailed(RuntimeError):
+    """A fresh-process step that crashed or printed no result."""
+
+
+def spawn(module: str, step: str, args: dict[str, Any], env: dict[str, str], timeout: float = 300) -> dict[str, Any]:
+    """Run verifier.<module>.step_<step>(args) in a new process whose environment is
+    exactly ours plus env (set before that process calls cuInit)."""
+    full_env = {**os.environ, **env}
+    full_env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT), full_env.get("PYTHONPATH", "")])
+    run = subprocess.run(
+        [sys.executable, "-m", "verifier.worker", module, step, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=ROOT,
+        timeout=timeout,
+        check=False,
+    )
+    lines = run.stdout.strip().splitlines()
+    if run.returncode != 0 or not lines:
+        raise StepFailed(f"{module}.{step} exited {run.returncode}: {run.stderr.strip()[-2000:]}")
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def timing(name: str, samples: list[float], description: str, unit: str = "ms") -> list[Result]:
+    """Median, min and max of samples (seconds), in ms, each result carrying the raw samples."""
+    ms = [s * 1000 for s in samples]
+    return [
+        Result(f"{name}_median", round(statistics.median(ms), 4), unit, f"{description} (median)", ms),
+        Result(f"{name}_min", round(min(ms), 4), unit, f"{description} (fastest)"),
+        Result(f"{name}_max", round(max(ms), 4), unit, f"{description} (slowest)"),
+    ]
+
+
+@dataclass
+class Outcome:
+    """What an experiment's run() returns."""
+
+    gates: list[Gate] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+    repeats: int = 0
+
+    def gate(self, name: str, passed: bool, detail: str = "") -> bool:
+        self.gates.append(Gate(name, bool(passed), detail))
+        return bool(passed)
+
+    def add(self, *results: Result) -> None:
+        self.results.extend(results)

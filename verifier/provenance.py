@@ -1,0 +1,77 @@
+"""Where and how a measurement ran: the node, its GPU and every software version."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from .cuda import Device, nvrtc_version
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _driver_release() -> str:
+    """The kernel driver's release (e.g. 580.159.04), as nvidia-smi or /proc report it."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        )
+        return out.stdout.strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
+    try:
+        text = Path("/proc/driver/nvidia/version").read_text()
+        return text.split("Kernel Module")[1].split()[0]
+    except (OSError, IndexError):
+        return "unknown"
+
+
+def _git() -> tuple[str, bool | None]:
+    """The commit and dirtiness; VERIFY_GIT_COMMIT / VERIFY_GIT_DIRTY stand in where the
+    tree was copied without .git (as to a lent GPU node)."""
+    if os.environ.get("VERIFY_GIT_COMMIT"):
+        return os.environ["VERIFY_GIT_COMMIT"], os.environ.get("VERIFY_GIT_DIRTY", "") == "1"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+        status = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True, check=True)
+        return commit.stdout.strip(), bool(status.stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", None
+
+
+def node_name() -> str:
+    return os.environ.get("VERIFY_NODE") or platform.node() or "unknown"
+
+
+def collect(device: Device) -> dict[str, Any]:
+    commit, dirty = _git()
+    return {
+        "node": node_name(),
+        **device.describe(),
+        "driver_version": _driver_release(),
+        "nvrtc_version": nvrtc_version(),
+        "cuda_bindings_version": _version("cuda-bindings"),
+        "cuda_core_version": _version("cuda-core"),
+        "python": sys.version.split()[0],
+        "os": platform.platform(),
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "recorded_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    }
