@@ -6,7 +6,6 @@ name, number and message, which experiments record verbatim.
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,21 +126,24 @@ class Device:
     def load(self, image: bytes, log_size: int = 1 << 14) -> tuple[Any, str]:
         """cuModuleLoadDataEx with the JIT's info and error logs captured."""
         driver = self.driver
-        info = ctypes.create_string_buffer(log_size)
-        error = ctypes.create_string_buffer(log_size)
+        # cuda.bindings takes the log buffers as bytes objects that the driver fills in place.
+        info = b"\0" * log_size
+        error = b"\0" * log_size
         options = [
             driver.CUjit_option.CU_JIT_INFO_LOG_BUFFER,
             driver.CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
             driver.CUjit_option.CU_JIT_ERROR_LOG_BUFFER,
             driver.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
         ]
-        values = [ctypes.addressof(info), log_size, ctypes.addressof(error), log_size]
+        values = [info, log_size, error, log_size]
         result = driver.cuModuleLoadDataEx(image, len(options), options, values)
-        log = (info.value + error.value).decode(errors="replace")
+        info_text = info.split(b"\0", 1)[0].decode(errors="replace")
+        error_text = error.split(b"\0", 1)[0].decode(errors="replace")
+        log = (info_text + error_text).strip()
         try:
             module = check("cuModuleLoadDataEx", result)
         except CudaError as exc:
-            exc.log = error.value.decode(errors="replace")
+            exc.log = error_text.strip()
             raise
         return module, log
 
