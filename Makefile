@@ -36,7 +36,7 @@ test: $(STAMP) ## run the test suite
 	$(BIN)/python -m pytest
 
 lint: $(STAMP) ## ruff and mypy
-	$(BIN)/ruff check src tests site_hooks
+	$(BIN)/ruff check src tests site_hooks verifier
 	$(BIN)/mypy
 
 schema: $(STAMP) ## regenerate schema/*.json from the model

@@ -43,7 +43,7 @@ def _open_device() -> Device | str:
         return Device()
     except CudaError as exc:
         return f"{exc.name}: {exc.message}"
-    except OSError as exc:  # libcuda.so missing
+    except (OSError, RuntimeError) as exc:  # no driver: cuda.bindings cannot dlopen libcuda.so.1
         return str(exc)
 
 

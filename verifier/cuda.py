@@ -37,10 +37,9 @@ def check(call: str, result: Any) -> Any:
             _, name = driver.cuGetErrorName(err)
             _, text = driver.cuGetErrorString(err)
             raise CudaError(call, name.decode() if name else str(err), int(err), text.decode() if text else "")
-    elif isinstance(err, nvrtc.nvrtcResult):
-        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            _, text = nvrtc.nvrtcGetErrorString(err)
-            raise CudaError(call, err.name, int(err), text.decode() if text else "")
+    elif isinstance(err, nvrtc.nvrtcResult) and err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        _, text = nvrtc.nvrtcGetErrorString(err)
+        raise CudaError(call, err.name, int(err), text.decode() if text else "")
     if not rest:
         return None
     return rest[0] if len(rest) == 1 else tuple(rest)

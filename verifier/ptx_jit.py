@@ -62,7 +62,7 @@ def step_load_and_run(args: dict[str, Any]) -> dict[str, Any]:
     dy = check("cuMemAlloc", drv.cuMemAlloc(nbytes))
     check("cuMemcpyHtoD", drv.cuMemcpyHtoD(dx, x.ctypes.data, nbytes))
     check("cuMemcpyHtoD", drv.cuMemcpyHtoD(dy, y.ctypes.data, nbytes))
-    params = [
+    params: list[np.ndarray] = [
         np.array([a], dtype=np.float32),
         np.array([int(dx)], dtype=np.uint64),
         np.array([int(dy)], dtype=np.uint64),
@@ -149,7 +149,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
         "jit_cache_disabled": "first load of the PTX with CUDA_CACHE_DISABLE=1",
         "jit_cold_cache": "first load of the PTX into an empty JIT cache",
         "warm_cache": "load of the PTX from a warm JIT cache",
-        "native_sass": "load of native SASS (sm_%s cubin)" % cc,
+        "native_sass": f"load of native SASS (sm_{cc} cubin)",
     }
     for way, values in samples.items():
         if values:

@@ -1,0 +1,63 @@
+"""The verifier on a machine without a GPU: NVRTC compiles for real, the runner says no GPU plainly."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+pytest.importorskip("cuda.bindings.nvrtc")
+
+from verifier import ptx_jit
+from verifier.__main__ import EXPERIMENTS, experiment_hash
+from verifier.cuda import CudaError, compile_source, ptx_isa_version
+
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+
+
+def test_ptx_jit_kernel_compiles_to_ptx_and_to_a_cubin_on_the_cpu() -> None:
+    ptx = compile_source(ptx_jit.SOURCE, "saxpy.cu", ptx_jit.VIRTUAL_ARCH)
+    assert ptx.kind == "ptx"
+    assert b".target sm_75" in ptx.image and b".entry saxpy" in ptx.image
+    assert ptx_isa_version(ptx.image)[0].isdigit()
+    cubin = compile_source(ptx_jit.SOURCE, "saxpy.cu", "sm_90")
+    assert cubin.kind == "cubin" and cubin.image[:4] == b"\x7fELF"
+
+
+def test_compile_errors_carry_nvrtc_log() -> None:
+    with pytest.raises(CudaError) as info:
+        compile_source("not C++ at all", "bad.cu", "compute_75")
+    assert info.value.name == "NVRTC_ERROR_COMPILATION"
+    assert "bad.cu(1): error" in info.value.log
+
+
+def test_list_shows_every_experiment_one_line_each() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "verifier", "--list"], cwd=ROOT, env=ENV, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0
+    lines = run.stdout.strip().splitlines()
+    assert [line.split()[0] for line in lines] == [m.ID for m in EXPERIMENTS]
+
+
+@pytest.mark.skipif(os.path.exists("/dev/nvidia0"), reason="this machine has a GPU")
+def test_no_gpu_is_one_clear_line_and_a_nonzero_exit() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "verifier"], cwd=ROOT, env=ENV, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 3
+    assert "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert run.stderr.startswith("make verify: no usable CUDA GPU on this machine")
+
+
+def test_committed_measurement_was_made_by_the_current_experiment_code() -> None:
+    from cudagloss.measurement import load_measurement
+
+    m = load_measurement(ROOT / "measurements" / "ptx-jit" / "h200-lent.json")
+    assert m.status == "ok"
+    assert m.code_hash == experiment_hash(ptx_jit), "ptx-jit changed since it ran: run make verify on a GPU node"
