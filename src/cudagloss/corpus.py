@@ -50,6 +50,9 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.terms)
 
+    def __contains__(self, slug: object) -> bool:
+        return slug in self._by_slug
+
     def get(self, slug: str) -> LoadedTerm | None:
         return self._by_slug.get(slug)
 

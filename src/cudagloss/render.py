@@ -146,7 +146,8 @@ class Renderer:
             posixpath.splitext(posixpath.basename(target))[0]
             for target in link_targets(text)
             if target.endswith(".md") and "://" not in target
-        } & set(self.corpus.slugs)
+        }
+        explicit = {slug for slug in explicit if slug in self.corpus}
         text, auto = self.linker.link(text, t.slug, term_src_uri(t.slug), already=explicit)
         return _Body(text, frozenset(explicit | auto))
 
@@ -178,7 +179,7 @@ class Renderer:
         t = self.corpus[slug]
         term = t.term
         uri = term_src_uri(slug)
-        own = [s for s in term.related if s in self.corpus.slugs]
+        own = [s for s in term.related if s in self.corpus]
         back = sorted(self.backlinks(slug) - set(own), key=lambda s: self.corpus[s].term.name.casefold())
         related = [self._entry(self.corpus[s], uri, links_here=False) for s in own]
         related += [self._entry(self.corpus[s], uri, links_here=True) for s in back]
@@ -186,12 +187,12 @@ class Renderer:
         for entry in term.where_you_meet_this:
             href = None
             if entry.link:
-                href = self._href(uri, term_src_uri(entry.link)) if entry.link in self.corpus.slugs else entry.link
+                href = self._href(uri, term_src_uri(entry.link)) if entry.link in self.corpus else entry.link
             meet.append(
                 {
                     "label": entry.label,
                     "href": href,
-                    "internal": entry.link in self.corpus.slugs,
+                    "internal": entry.link in self.corpus,
                     "note": Markup(neutralize_html(entry.note)),
                 }
             )
