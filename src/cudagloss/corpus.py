@@ -59,10 +59,6 @@ class Corpus:
     def __getitem__(self, slug: str) -> LoadedTerm:
         return self._by_slug[slug]
 
-    @property
-    def slugs(self) -> list[str]:
-        return list(self._by_slug)
-
     def section(self, slug: str) -> Section | None:
         return next((s for s in self.sections if s.slug == slug), None)
 
