@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .cuda import Device, nvrtc_version
-
-ROOT = Path(__file__).resolve().parent.parent
+from .experiment import ROOT
 
 
 def _version(package: str) -> str:

@@ -12,6 +12,7 @@ from .convert import INVALID, Converter
 from .corpus import Corpus, LoadedTerm
 from .diagnostics import Diagnostic, GlossaryError, display_path
 from .model import SLUG_PATTERN, SectionsFile, Term
+from .validate import validate
 from .yamlnodes import compose
 
 SECTIONS_FILE = "_sections.yaml"
@@ -113,8 +114,6 @@ def load_sections(folder: Path, root: Path | None = None) -> tuple[SectionsFile 
 
 def load_corpus(folder: Path, root: Path | None = None) -> Corpus:
     """Load all terms of folder and check them; raise GlossaryError with every mistake."""
-    from .validate import validate  # the validate stage runs on the loaded corpus
-
     if not folder.is_dir():
         raise GlossaryError(
             [Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")]

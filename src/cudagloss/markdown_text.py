@@ -41,8 +41,6 @@ class Block:
 
     kind: str
     text: str
-    first_line: int
-    """0-based line of the block in the Markdown it came from."""
 
 
 def blocks(markdown: str) -> Iterator[Block]:
@@ -50,13 +48,12 @@ def blocks(markdown: str) -> Iterator[Block]:
     lines = markdown.splitlines(keepends=True)
     i = 0
     prose: list[str] = []
-    prose_start = 0
     prev_blank = True
     in_list = False
 
     def flush() -> Iterator[Block]:
         if prose:
-            yield Block("prose", "".join(prose), prose_start)
+            yield Block("prose", "".join(prose))
             prose.clear()
 
     while i < len(lines):
@@ -69,30 +66,28 @@ def blocks(markdown: str) -> Iterator[Block]:
             j = i + 1
             while j < len(lines) and not close.match(lines[j]):
                 j += 1
-            yield Block("code", "".join(lines[i : j + 1]), i)
+            yield Block("code", "".join(lines[i : j + 1]))
             i, prev_blank = j + 1, False
             continue
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         blank = not line.strip()
         if _ATX.match(line):
             yield from flush()
-            yield Block("heading", line, i)
+            yield Block("heading", line)
             i, prev_blank = i + 1, False
             continue
         if not blank and _SETEXT.match(nxt) and "|" not in nxt and not _LIST.match(line) and prev_blank:
             yield from flush()
-            yield Block("heading", line + nxt, i)
+            yield Block("heading", line + nxt)
             i, prev_blank = i + 2, False
             continue
         if _REFDEF.match(line) or (
             not blank and prev_blank and not in_list and (line.startswith("    ") or line.startswith("\t"))
         ):
             yield from flush()
-            yield Block("code", line, i)
+            yield Block("code", line)
             i, prev_blank = i + 1, False
             continue
-        if not prose:
-            prose_start = i
         prose.append(line)
         if _LIST.match(line):
             in_list = True

@@ -142,12 +142,12 @@ class Renderer:
     def _prepare_body(self, t: LoadedTerm) -> _Body:
         text = render_author_text(t.term.body, body_context(t))
         text = neutralize_html(text)
-        explicit = {
+        stems = (
             posixpath.splitext(posixpath.basename(target))[0]
             for target in link_targets(text)
             if target.endswith(".md") and "://" not in target
-        }
-        explicit = {slug for slug in explicit if slug in self.corpus}
+        )
+        explicit = {slug for slug in stems if slug in self.corpus}
         text, auto = self.linker.link(text, t.slug, term_src_uri(t.slug), already=explicit)
         return _Body(text, frozenset(explicit | auto))
 

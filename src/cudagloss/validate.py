@@ -13,6 +13,7 @@ from .authortext import AuthorTextError, body_context, render_author_text
 from .corpus import Corpus, LoadedTerm
 from .diagnostics import Diagnostic, did_you_mean
 from .markdown_text import link_targets
+from .model import SLUG_PATTERN
 
 _ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "approx", "no", "fig", "sec", "ch"}
 _BOUNDARY = re.compile(r"([.!?])[\"”')\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
@@ -127,7 +128,7 @@ def _measurements(t: LoadedTerm) -> Iterator[Diagnostic]:
     seen: set[str] = set()
     for i, citation in enumerate(t.term.measurements):
         where = f"measurements[{i}].experiment"
-        if not re.match(r"^[a-z0-9]+(-[a-z0-9]+)*$", citation.experiment):
+        if not re.match(SLUG_PATTERN, citation.experiment):
             yield _d(
                 t,
                 where,
