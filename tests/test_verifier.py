@@ -12,7 +12,7 @@ from conftest import ROOT
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
-from verifier import ptx_jit
+from verifier import ptx_jit, saxpy
 from verifier.__main__ import EXPERIMENTS, experiment_hash
 from verifier.cuda import CudaError, compile_source, ptx_isa_version
 
@@ -20,11 +20,11 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)
 
 
 def test_ptx_jit_kernel_compiles_to_ptx_and_to_a_cubin_on_the_cpu() -> None:
-    ptx = compile_source(ptx_jit.SOURCE, "saxpy.cu", ptx_jit.VIRTUAL_ARCH)
+    ptx = compile_source(saxpy.SOURCE, "saxpy.cu", ptx_jit.VIRTUAL_ARCH)
     assert ptx.kind == "ptx"
     assert b".target sm_75" in ptx.image and b".entry saxpy" in ptx.image
     assert ptx_isa_version(ptx.image)[0].isdigit()
-    cubin = compile_source(ptx_jit.SOURCE, "saxpy.cu", "sm_90")
+    cubin = compile_source(saxpy.SOURCE, "saxpy.cu", "sm_90")
     assert cubin.kind == "cubin" and cubin.image[:4] == b"\x7fELF"
 
 

@@ -19,12 +19,12 @@ from types import ModuleType
 
 from cudagloss.measurement import Measurement, code_hash, record
 
-from . import ptx_jit
+from . import arch_matrix, jit_cache, no_kernel_image, ptx_jit
 from .cuda import CudaError, Device
 from .experiment import ROOT, StepFailed
 
-EXPERIMENTS: list[ModuleType] = [ptx_jit]
-SHARED = ["cuda.py", "experiment.py", "worker.py"]
+EXPERIMENTS: list[ModuleType] = [ptx_jit, jit_cache, no_kernel_image, arch_matrix]
+SHARED = ["cuda.py", "experiment.py", "worker.py", "saxpy.py"]
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_GPU = 0, 1, 2, 3
 
 

@@ -7,6 +7,7 @@ name, number and message, which experiments record verbatim.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -26,6 +27,12 @@ def _nvrtc() -> Any:
     from cuda.bindings import nvrtc
 
     return nvrtc
+
+
+def _nvfatbin() -> Any:
+    from cuda.bindings import nvfatbin
+
+    return nvfatbin
 
 
 def check(call: str, result: Any) -> Any:
@@ -84,6 +91,41 @@ def compile_source(source: str, name: str, arch: str, extra: tuple[str, ...] = (
         return Compiled(out, "cubin", log)
     finally:
         check("nvrtcDestroyProgram", nvrtc.nvrtcDestroyProgram(prog))
+
+
+def supported_archs() -> list[int]:
+    """The real architectures (75, 80, ...) this NVRTC can compile for."""
+    return [int(a) for a in check("nvrtcGetSupportedArchs", _nvrtc().nvrtcGetSupportedArchs())]
+
+
+def arch_number(arch: str) -> str:
+    """'sm_90a' -> '90a', 'compute_75' -> '75': the form nvFatbin takes."""
+    return arch.split("_", 1)[1]
+
+
+def make_fatbin(entries: list[Compiled], archs: list[str]) -> bytes:
+    """A fat binary holding the given PTX and cubin images (nvFatbin), e.g. a PTX-only one."""
+    fatbin = _nvfatbin()
+    try:
+        handle = fatbin.create([], 0)
+    except fatbin.nvFatbinError as exc:
+        raise CudaError("nvFatbinCreate", type(exc).__name__, -1, str(exc)) from None
+    try:
+        for image, arch in zip(entries, archs, strict=True):
+            number = arch_number(arch)
+            if image.kind == "ptx":
+                code = image.image.rstrip(b"\0 ") + b"\0"
+                fatbin.add_ptx(handle, code, len(code), number, f"saxpy_{number}.ptx", "")
+            else:
+                fatbin.add_cubin(handle, image.image, len(image.image), number, f"saxpy_{number}.cubin")
+        size = int(fatbin.size(handle))
+        out = bytearray(size)
+        fatbin.get(handle, out)
+        return bytes(out)
+    except fatbin.nvFatbinError as exc:
+        raise CudaError("nvFatbin", type(exc).__name__, -1, str(exc)) from None
+    finally:
+        fatbin.destroy(handle)
 
 
 def ptx_isa_version(ptx: bytes) -> str:
@@ -145,6 +187,10 @@ class Device:
             exc.log = error_text.strip()
             raise
         return module, log
+
+    def load_file(self, path: Path) -> Any:
+        """cuModuleLoad: the driver reads the file itself (PTX, cubin or fat binary)."""
+        return check("cuModuleLoad", self.driver.cuModuleLoad(str(path).encode()))
 
     def function(self, module: Any, name: str) -> Any:
         return check("cuModuleGetFunction", self.driver.cuModuleGetFunction(module, name.encode()))

@@ -41,6 +41,21 @@ def spawn(module: str, step: str, args: dict[str, Any], env: dict[str, str], tim
     return result
 
 
+def failure(result: dict[str, Any]) -> str:
+    """A failed step's CUDA error as one line, said plainly when it is a version mismatch."""
+    if result.get("ok"):
+        return ""
+    text = f"{result['error_name']} ({result['error_code']}): {result['error_message']}"
+    if result["error_name"] == "CUDA_ERROR_UNSUPPORTED_PTX_VERSION":
+        text += (
+            "; the PTX was written by an NVRTC newer than this driver understands: use an NVRTC "
+            "no newer than the driver's CUDA version (both are recorded in the provenance)"
+        )
+    if result.get("jit_log"):
+        text += f"; JIT log: {result['jit_log']}"
+    return text
+
+
 def timing(name: str, samples: list[float], description: str, unit: str = "ms") -> list[Result]:
     """Median, min and max of samples (seconds), in ms, each result carrying the raw samples."""
     ms = [s * 1000 for s in samples]

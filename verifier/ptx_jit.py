@@ -8,112 +8,46 @@ this GPU). Occupancy is reported at a stated block size, with the grid that fill
 from __future__ import annotations
 
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from cudagloss.measurement import Result
 
+from . import saxpy
 from .cuda import Device, compile_source, ptx_isa_version
-from .experiment import Outcome, spawn, timing
+from .experiment import Outcome, failure, spawn, timing
 
 ID = "ptx-jit"
 PURPOSE = "JIT-compile compute_75 PTX in a fresh process; occupancy, grid, and first-load time four ways"
 VIRTUAL_ARCH = "compute_75"
-BLOCK_SIZE = 256
-N = 1 << 22
-
-SOURCE = r"""
-extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        y[i] = a * x[i] + y[i];
-    }
-}
-"""
-
-
-def step_load_and_run(args: dict[str, Any]) -> dict[str, Any]:
-    """In a fresh process: cuInit, load the image (timed), run saxpy on fresh random data, check."""
-    import numpy as np
-
-    from .cuda import check
-
-    t0 = time.perf_counter()
-    device = Device()
-    t1 = time.perf_counter()
-    image = Path(args["image"]).read_bytes()
-    t2 = time.perf_counter()
-    module, log = device.load(image)
-    t3 = time.perf_counter()
-    fn = device.function(module, "saxpy")
-    drv = device.driver
-    blocks_per_sm = check(
-        "cuOccupancyMaxActiveBlocksPerMultiprocessor",
-        drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(fn, BLOCK_SIZE, 0),
-    )
-    sm_count = device.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
-    grid = int(blocks_per_sm) * sm_count
-    rng = np.random.default_rng()
-    x = rng.standard_normal(N, dtype=np.float32)
-    y = rng.standard_normal(N, dtype=np.float32)
-    a = np.float32(rng.uniform(-2, 2))
-    nbytes = x.nbytes
-    dx = check("cuMemAlloc", drv.cuMemAlloc(nbytes))
-    dy = check("cuMemAlloc", drv.cuMemAlloc(nbytes))
-    check("cuMemcpyHtoD", drv.cuMemcpyHtoD(dx, x.ctypes.data, nbytes))
-    check("cuMemcpyHtoD", drv.cuMemcpyHtoD(dy, y.ctypes.data, nbytes))
-    params: list[np.ndarray] = [
-        np.array([a], dtype=np.float32),
-        np.array([int(dx)], dtype=np.uint64),
-        np.array([int(dy)], dtype=np.uint64),
-        np.array([N], dtype=np.int32),
-    ]
-    pointers = np.array([p.ctypes.data for p in params], dtype=np.uint64)
-    check("cuLaunchKernel", drv.cuLaunchKernel(fn, grid, 1, 1, BLOCK_SIZE, 1, 1, 0, 0, pointers.ctypes.data, 0))
-    check("cuCtxSynchronize", drv.cuCtxSynchronize())
-    out = np.full(N, np.nan, dtype=np.float32)
-    check("cuMemcpyDtoH", drv.cuMemcpyDtoH(out.ctypes.data, dy, nbytes))
-    expected = a * x + y
-    error = float(np.max(np.abs(out - expected)) / max(1e-30, float(np.max(np.abs(expected)))))
-    check("cuMemFree", drv.cuMemFree(dx))
-    check("cuMemFree", drv.cuMemFree(dy))
-    check("cuModuleUnload", drv.cuModuleUnload(module))
-    return {
-        "init_s": t1 - t0,
-        "load_s": t3 - t2,
-        "blocks_per_sm": int(blocks_per_sm),
-        "sm_count": sm_count,
-        "grid": grid,
-        "max_rel_error": error,
-        "finite": bool(np.isfinite(out).all()),
-        "jit_log": log,
-    }
 
 
 def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     outcome = Outcome(repeats=repeats)
     cc = device.describe()["compute_capability"].replace(".", "")
-    ptx = compile_source(SOURCE, "saxpy.cu", VIRTUAL_ARCH)
-    cubin = compile_source(SOURCE, "saxpy.cu", f"sm_{cc}")
+    ptx = compile_source(saxpy.SOURCE, "saxpy.cu", VIRTUAL_ARCH)
+    cubin = compile_source(saxpy.SOURCE, "saxpy.cu", f"sm_{cc}")
     ptx_file, cubin_file = workdir / "saxpy.ptx", workdir / "saxpy.cubin"
     ptx_file.write_bytes(ptx.image.rstrip(b"\0 ") + b"\0")
     cubin_file.write_bytes(cubin.image)
     outcome.add(Result("ptx_isa_version", ptx_isa_version(ptx.image), "", "PTX ISA version NVRTC emitted"))
 
     def once(image: Path, env: dict[str, str]) -> dict[str, Any]:
-        return spawn("ptx_jit", "load_and_run", {"image": str(image)}, env)
+        return spawn("saxpy", "load_and_run", {"image": str(image)}, env)
 
     first = once(ptx_file, {"CUDA_CACHE_DISABLE": "1"})
-    if not outcome.gate("ptx loads on this driver", first["ok"], _failure(first)):
+    if not outcome.gate("ptx loads on this driver", first["ok"], failure(first)):
         return outcome
     outcome.gate(
         "results match numpy on fresh random data",
-        first["finite"] and first["max_rel_error"] < 1e-5,
+        first["correct"],
         f"max relative error {first['max_rel_error']:.2e}",
     )
     outcome.add(
-        Result("block_size", BLOCK_SIZE, "threads", "threads per block used for occupancy"),
-        Result("blocks_per_sm", first["blocks_per_sm"], "blocks", f"active blocks per SM at {BLOCK_SIZE} threads"),
+        Result("block_size", saxpy.BLOCK_SIZE, "threads", "threads per block used for occupancy"),
+        Result(
+            "blocks_per_sm", first["blocks_per_sm"], "blocks", f"active blocks per SM at {saxpy.BLOCK_SIZE} threads"
+        ),
         Result("sm_count", first["sm_count"], "SMs", "multiprocessors on the GPU"),
         Result("grid", first["grid"], "blocks", "grid that fills the GPU (blocks per SM × SMs)"),
     )
@@ -137,7 +71,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
             }
             cache_files = max(cache_files, sum(1 for p in Path(cache).rglob("*") if p.is_file()))
         for way, r in runs.items():
-            all_ok &= bool(r["ok"] and r["finite"] and r["max_rel_error"] < 1e-5)
+            all_ok &= bool(r["ok"] and r["correct"])
             if r["ok"]:
                 samples[way].append(r["load_s"])
                 inits.append(r["init_s"])
@@ -157,9 +91,3 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     if inits:
         outcome.add(*timing("cuinit", inits, "cuInit and primary context in a fresh process"))
     return outcome
-
-
-def _failure(result: dict[str, Any]) -> str:
-    if result.get("ok"):
-        return ""
-    return f"{result['error_name']} ({result['error_code']}): {result['error_message']}; log: {result['jit_log']}"

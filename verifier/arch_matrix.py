@@ -1,0 +1,91 @@
+"""Architecture matrix: which real (SASS) and virtual (PTX) targets load and run on this GPU.
+
+Each target NVRTC can compile for is compiled on the host, then loaded and run in one
+fresh process with the JIT cache disabled (so every PTX load is a real JIT compile). A
+target this NVRTC cannot compile for is recorded as such, not as a failure of the GPU.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cudagloss.measurement import Result
+
+from . import saxpy
+from .cuda import CudaError, Device, check, compile_source, supported_archs
+from .experiment import Outcome, failure, spawn
+
+ID = "arch-matrix"
+PURPOSE = "Whether SASS and PTX built for each architecture from sm_75 to sm_121 load and run on this GPU"
+EXTRA = ["90a"]  # architecture-specific targets asked for beside NVRTC's plain list
+
+
+def targets(supported: list[int]) -> list[str]:
+    """sm_XX for every real architecture this NVRTC supports, then compute_XX, with the extras."""
+    numbers = sorted({*map(str, supported), *EXTRA}, key=lambda n: (int(n.rstrip("af")), n))
+    return [f"sm_{n}" for n in numbers] + [f"compute_{n}" for n in numbers]
+
+
+def step_load_each(args: dict[str, Any]) -> dict[str, Any]:
+    """In a fresh process: load and run each image in turn; a failed load does not stop the rest."""
+    device = Device()
+    out: dict[str, Any] = {}
+    for target, path in args["images"].items():
+        try:
+            module, _ = device.load(Path(path).read_bytes())
+        except CudaError as exc:
+            out[target] = {
+                "ok": False,
+                "error_name": exc.name,
+                "error_code": exc.code,
+                "error_message": exc.message,
+                "jit_log": exc.log,
+            }
+            continue
+        out[target] = {"ok": True, **saxpy.run(device, module)}
+        check("cuModuleUnload", device.driver.cuModuleUnload(module))
+    return out
+
+
+def run(device: Device, repeats: int, workdir: Path) -> Outcome:
+    outcome = Outcome(repeats=1)
+    images: dict[str, str] = {}
+    not_compiled: dict[str, str] = {}
+    for target in targets(supported_archs()):
+        try:
+            compiled = compile_source(saxpy.SOURCE, "saxpy.cu", target)
+        except CudaError as exc:
+            not_compiled[target] = f"{exc.name}: {exc.log or exc.message}"
+            continue
+        path = workdir / f"{target}.{compiled.kind}"
+        data = compiled.image.rstrip(b"\0 ") + b"\0" if compiled.kind == "ptx" else compiled.image
+        path.write_bytes(data)
+        images[target] = str(path)
+    found = spawn(ID.replace("-", "_"), "load_each", {"images": images}, {"CUDA_CACHE_DISABLE": "1"})
+    if not outcome.gate("the worker process ran", found["ok"], failure(found)):
+        return outcome
+    wrong = [t for t, r in found.items() if isinstance(r, dict) and r.get("ok") and not r["correct"]]
+    outcome.gate("every target that loaded computed correctly", not wrong, ", ".join(wrong))
+    cc = device.describe()["compute_capability"].replace(".", "")
+    outcome.gate(f"sm_{cc} SASS runs (the control)", bool(found.get(f"sm_{cc}", {}).get("ok")))
+    runs = []
+    for target in targets(supported_archs()):
+        kind = "PTX" if target.startswith("compute_") else "SASS"
+        if target in not_compiled:
+            outcome.add(Result(f"{target}_outcome", "not compiled", "", f"{kind} for {target}: {not_compiled[target]}"))
+            continue
+        r = found[target]
+        outcome.add(
+            Result(f"{target}_runs", bool(r["ok"]), "", f"{kind} for {target}: does it load and run?"),
+            Result(
+                f"{target}_outcome",
+                "runs" if r["ok"] else r["error_name"],
+                "",
+                f"{kind} for {target}: 'runs' or the driver's error" + ("" if r["ok"] else f" ({failure(r)})"),
+            ),
+        )
+        if r["ok"]:
+            runs.append(target)
+    outcome.add(Result("targets_that_run", ", ".join(runs), "", "every target whose image loaded and ran"))
+    return outcome

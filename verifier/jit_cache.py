@@ -1,0 +1,131 @@
+"""JIT cache: which ways of loading a kernel put the driver's JIT output in its cache.
+
+The seed Q&A's table, measured: for each way, in a fresh CUDA_CACHE_PATH, a first process
+loads and runs the kernel, then the cache folder is listed, then a second process loads it
+again. The cache was used when files appeared (beyond what cuInit alone writes) and the
+second load was faster. The user's own cache folder is never used: every process gets a
+fresh CUDA_CACHE_PATH, and a gate checks that ~/.nv/ComputeCache did not change.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cudagloss.measurement import Result
+
+from . import saxpy
+from .cuda import Device, compile_source, make_fatbin
+from .experiment import Outcome, failure, spawn, timing
+
+ID = "jit-cache"
+PURPOSE = (
+    "Which loading paths (NVRTC cubin or PTX, PTX file, fat binaries) fill a fresh JIT cache and load faster again"
+)
+VIRTUAL_ARCH = "compute_75"
+FASTER = 2.0  # the second load counts as faster when it takes at most 1/FASTER of the first
+
+CASES = {
+    "nvrtc_cubin": "NVRTC compiles for the GPU's real architecture (a cubin), loaded with cuModuleLoadData",
+    "nvrtc_ptx": f"NVRTC compiles for a virtual architecture ({VIRTUAL_ARCH}, PTX), loaded with cuModuleLoadData",
+    "ptx_file": f"a .ptx file ({VIRTUAL_ARCH}) loaded with cuModuleLoad",
+    "fatbin_ptx_only": f"a fat binary holding only {VIRTUAL_ARCH} PTX, loaded with cuModuleLoadData",
+    "fatbin_sass_and_ptx": f"a fat binary holding SASS for this GPU and {VIRTUAL_ARCH} PTX",
+}
+
+
+def _listing(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under folder with its size and modification time (ns)."""
+    if not folder.exists():
+        return {}
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            out[str(path.relative_to(folder))] = (stat.st_size, stat.st_mtime_ns)
+    return out
+
+
+def _user_cache() -> Path:
+    return Path(os.path.expanduser("~")) / ".nv" / "ComputeCache"
+
+
+def run(device: Device, repeats: int, workdir: Path) -> Outcome:
+    outcome = Outcome(repeats=repeats)
+    cc = device.describe()["compute_capability"].replace(".", "")
+    real_arch = f"sm_{cc}"
+    ptx = compile_source(saxpy.SOURCE, "saxpy.cu", VIRTUAL_ARCH)
+    cubin = compile_source(saxpy.SOURCE, "saxpy.cu", real_arch)
+    ptx_file = workdir / "saxpy.ptx"
+    ptx_file.write_bytes(ptx.image.rstrip(b"\0 ") + b"\0")
+    fatbin_ptx = workdir / "ptx-only.fatbin"
+    fatbin_ptx.write_bytes(make_fatbin([ptx], [VIRTUAL_ARCH]))
+    fatbin_both = workdir / "sass-and-ptx.fatbin"
+    fatbin_both.write_bytes(make_fatbin([cubin, ptx], [real_arch, VIRTUAL_ARCH]))
+    how: dict[str, dict[str, Any]] = {
+        "nvrtc_cubin": {"how": "nvrtc", "arch": real_arch},
+        "nvrtc_ptx": {"how": "nvrtc", "arch": VIRTUAL_ARCH},
+        "ptx_file": {"how": "file", "image": str(ptx_file)},
+        "fatbin_ptx_only": {"how": "data", "image": str(fatbin_ptx)},
+        "fatbin_sass_and_ptx": {"how": "data", "image": str(fatbin_both)},
+    }
+    user_cache_before = _listing(_user_cache())
+
+    baseline = 0
+    with tempfile.TemporaryDirectory(prefix="jitcache-", dir=workdir) as cache:
+        control = spawn("saxpy", "init_only", {}, {"CUDA_CACHE_PATH": cache, "CUDA_CACHE_DISABLE": "0"})
+        baseline = len(_listing(Path(cache)))
+    if not outcome.gate("a process that only calls cuInit starts", control["ok"], failure(control)):
+        return outcome
+    outcome.add(Result("baseline_cache_files", baseline, "files", "files in a fresh cache after cuInit alone"))
+
+    all_ok, problems = True, []
+    for case, args in how.items():
+        first_s: list[float] = []
+        second_s: list[float] = []
+        files: list[int] = []
+        cache_bytes: list[int] = []
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory(prefix="jitcache-", dir=workdir) as cache:
+                env = {"CUDA_CACHE_PATH": cache, "CUDA_CACHE_DISABLE": "0"}
+                first = spawn("saxpy", "load_and_run", args, env)
+                listing = _listing(Path(cache))
+                second = spawn("saxpy", "load_and_run", args, env)
+            for r in (first, second):
+                if not (r["ok"] and r["correct"]):
+                    all_ok = False
+                    problems.append(f"{case}: {failure(r) or 'wrong result'}")
+            if first["ok"] and second["ok"]:
+                first_s.append(first["load_s"])
+                second_s.append(second["load_s"])
+                files.append(len(listing))
+                cache_bytes.append(sum(size for size, _ in listing.values()))
+        if not first_s:
+            continue
+        new_files = max(files) - baseline
+        speedup = statistics.median(first_s) / statistics.median(second_s)
+        label = CASES[case]
+        outcome.add(
+            Result(f"{case}_cache_files", new_files, "files", f"{label}: files the first load added to a fresh cache"),
+            Result(f"{case}_cache_bytes", max(cache_bytes), "bytes", f"{label}: size of the cache folder after it"),
+            Result(f"{case}_cache_used", new_files > 0, "", f"{label}: did the JIT cache get an entry?"),
+            *timing(f"{case}_first_load", first_s, f"{label}: first load in a fresh cache"),
+            *timing(f"{case}_second_load", second_s, f"{label}: second load, same cache, new process"),
+            Result(f"{case}_speedup", round(speedup, 2), "×", f"{label}: first load time ÷ second load time (medians)"),
+            Result(
+                f"{case}_second_faster",
+                speedup >= FASTER,
+                "",
+                f"{label}: was the second load at least {FASTER:g}× faster?",
+            ),
+        )
+    outcome.gate("every load ran the kernel correctly", all_ok, "; ".join(problems[:3]))
+    outcome.gate(
+        "the user's own cache (~/.nv/ComputeCache) was not touched",
+        _listing(_user_cache()) == user_cache_before,
+        str(_user_cache()),
+    )
+    return outcome
