@@ -27,19 +27,24 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _content
     root = Path(config.config_file_path).parent
     options = config.extra.get("glossary", {})
+    measurements = options.get("measurements_dir", "measurements")
     try:
-        _content = build_site_content(
+        _content, corpus = build_site_content(
             root / options.get("terms_dir", "terms"),
             root / options.get("templates_dir", "templates"),
             repo_root=root,
             site_name=config.site_name,
             site_url=config.site_url or None,
+            measurements_dir=root / measurements if measurements else None,
+            repo_url=config.repo_url or None,
         )
     except GlossaryError as exc:
         for diagnostic in exc.diagnostics:
-            log.error(diagnostic.format())
-        n = len(exc.diagnostics)
-        raise Abort(f"{n} error{'s' if n != 1 else ''} in term files; nothing was built") from None
+            (log.warning if diagnostic.warning else log.error)(diagnostic.format())
+        n = len(exc.errors)
+        raise Abort(f"{n} error{'s' if n != 1 else ''} in term or measurement files; nothing was built") from None
+    for diagnostic in corpus.warnings:  # --strict turns these into a failed build
+        log.warning(diagnostic.format())
     config.nav = _content.nav
     if not config.repo_url:  # without a repository an edit link would be a broken relative URL
         config.edit_uri = config.edit_uri_template = None
@@ -53,4 +58,6 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         generated = File.generated(config, page.src_uri, content=page.markdown, inclusion=inclusion)
         generated.edit_uri = page.edit_uri
         files.append(generated)
+    for raw in _content.files:
+        files.append(File.generated(config, raw.src_uri, content=raw.content))
     return files

@@ -8,11 +8,14 @@ from pathlib import Path
 
 from conftest import FIXTURES, ROOT, check_golden
 from cudagloss.load import load_corpus
+from cudagloss.measured import load_measurements
 from cudagloss.render import Renderer
 
 
 def renderer(in_root: Path, **kwargs: object) -> Renderer:
-    corpus = load_corpus(FIXTURES.relative_to(in_root) / "good", in_root)
+    measurements, problems = load_measurements(FIXTURES.relative_to(in_root) / "good-measurements", in_root)
+    assert problems == []
+    corpus = load_corpus(FIXTURES.relative_to(in_root) / "good", in_root, measurements=measurements)
     return Renderer(corpus, ROOT / "templates", repo_root=in_root, **kwargs)  # type: ignore[arg-type]
 
 
@@ -68,8 +71,14 @@ def test_json_ld_is_a_defined_term_that_cannot_break_out(in_root: Path) -> None:
 
 def test_nav_lists_sections_not_terms(in_root: Path) -> None:
     site = renderer(in_root).site()
-    assert site.nav == [{"Home": "index.md"}, {"Widgets": "sections/widgets.md"}, {"Gadgets": "sections/gadgets.md"}]
+    assert site.nav == [
+        {"Home": "index.md"},
+        {"Widgets": "sections/widgets.md"},
+        {"Gadgets": "sections/gadgets.md"},
+        {"Measurements": "measurements/index.md"},
+    ]
     assert sorted(p.src_uri for p in site.pages if not p.in_nav) == [
+        "measurements/warp-size.md",
         "terms/2d-grid.md",
         "terms/lane.md",
         "terms/thread-block.md",

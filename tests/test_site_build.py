@@ -29,13 +29,14 @@ def build(config: Path, site: Path, **env: str) -> subprocess.CompletedProcess[s
     )
 
 
-def fixture_config(tmp_path: Path, terms: Path) -> Path:
-    """mkdocs.yml of the repository, pointed at another terms folder."""
+def fixture_config(tmp_path: Path, terms: Path, measurements: Path = FIXTURES / "good-measurements") -> Path:
+    """mkdocs.yml of the repository, pointed at another terms and measurements folder."""
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     text = text.replace("docs_dir: docs", f"docs_dir: {ROOT / 'docs'}")
     text = text.replace("  - site_hooks/glossary.py", f"  - {ROOT / 'site_hooks/glossary.py'}")
     text = text.replace("    terms_dir: terms", f"    terms_dir: {terms}")
     text = text.replace("    templates_dir: templates", f"    templates_dir: {ROOT / 'templates'}")
+    text = text.replace("    measurements_dir: measurements", f"    measurements_dir: {measurements}")
     text = re.sub(r"\nwatch:\n(  - .*\n)+", "\n", text)
     config = tmp_path / "mkdocs.yml"
     config.write_text(text, encoding="utf-8")
@@ -144,7 +145,7 @@ def test_broken_terms_stop_the_build_with_every_mistake(tmp_path: Path) -> None:
     assert "Traceback" not in run.stderr
     positions = re.findall(r"broken/[\w.-]+\.ya?ml:\d+:\d+: ", run.stderr)
     assert len(positions) >= 24
-    assert "errors in term files; nothing was built" in run.stdout + run.stderr
+    assert "errors in term or measurement files; nothing was built" in run.stdout + run.stderr
     assert not (site / "terms").exists()
 
 

@@ -13,7 +13,7 @@ from conftest import ROOT
 pytest.importorskip("cuda.bindings.nvrtc")
 
 from verifier import ptx_jit, saxpy
-from verifier.__main__ import EXPERIMENTS, experiment_hash
+from verifier.registry import EXPERIMENTS, experiment_hash
 from verifier.cuda import CudaError, compile_source, ptx_isa_version
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
@@ -61,3 +61,53 @@ def test_committed_measurement_was_made_by_the_current_experiment_code() -> None
     m = load_measurement(ROOT / "measurements" / "ptx-jit" / "h200-lent.json")
     assert m.status == "ok"
     assert m.code_hash == experiment_hash(ptx_jit), "ptx-jit changed since it ran: run make verify on a GPU node"
+
+
+def test_fat_binaries_are_built_from_ptx_and_cubins_on_the_cpu() -> None:
+    from verifier.cuda import make_fatbin
+
+    ptx = compile_source(saxpy.SOURCE, "saxpy.cu", "compute_75")
+    cubin = compile_source(saxpy.SOURCE, "saxpy.cu", "sm_80")
+    ptx_only = make_fatbin([ptx], ["compute_75"])
+    both = make_fatbin([cubin, ptx], ["sm_80", "compute_75"])
+    assert ptx_only[:4] == both[:4] == bytes.fromhex("50ed55ba")  # the fat binary magic, 0xBA55ED50
+    assert len(both) > len(ptx_only) + len(cubin.image) // 2
+
+
+def test_arch_matrix_covers_the_targets_the_issue_asks_for_and_each_compiles() -> None:
+    from verifier import arch_matrix
+    from verifier.cuda import supported_archs
+
+    targets = arch_matrix.targets(supported_archs())
+    for wanted in ("sm_75", "sm_90", "sm_90a", "sm_120", "compute_75", "compute_90a", "compute_120"):
+        assert wanted in targets
+    for target in targets:
+        compiled = compile_source(saxpy.SOURCE, "saxpy.cu", target)
+        assert compiled.kind == ("ptx" if target.startswith("compute_") else "cubin")
+
+
+def test_no_kernel_image_picks_an_incompatible_sass_and_a_newer_ptx_target() -> None:
+    from verifier.no_kernel_image import newer_virtual_arch, other_arch
+
+    supported = [75, 80, 86, 89, 90, 100, 120]
+    assert other_arch(90, supported) == "sm_80"
+    assert other_arch(80, supported) == "sm_75"
+    assert newer_virtual_arch(90, supported) == "compute_100"
+    assert newer_virtual_arch(86, supported) == "compute_90"
+    assert newer_virtual_arch(120, supported) is None
+
+
+def test_an_unsupported_ptx_version_is_explained_with_both_versions_named() -> None:
+    from verifier.experiment import failure
+
+    text = failure(
+        {
+            "ok": False,
+            "error_name": "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+            "error_code": 222,
+            "error_message": "the provided PTX was compiled with an unsupported toolchain.",
+            "jit_log": "",
+        }
+    )
+    assert text.startswith("CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)")
+    assert "NVRTC newer than this driver" in text

@@ -17,21 +17,13 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
-from cudagloss.measurement import Measurement, code_hash, record
+from cudagloss.measurement import Measurement, record
 
-from . import arch_matrix, jit_cache, no_kernel_image, ptx_jit
 from .cuda import CudaError, Device
 from .experiment import ROOT, StepFailed
+from .registry import EXPERIMENTS, experiment_hash
 
-EXPERIMENTS: list[ModuleType] = [ptx_jit, jit_cache, no_kernel_image, arch_matrix]
-SHARED = ["cuda.py", "experiment.py", "worker.py", "saxpy.py"]
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_GPU = 0, 1, 2, 3
-
-
-def experiment_hash(module: ModuleType) -> str:
-    """Hash of the experiment's own module and the shared code it runs through."""
-    here = Path(__file__).resolve().parent
-    return code_hash([Path(str(module.__file__)), *(here / name for name in SHARED)])
 
 
 def _open_device() -> Device | str:

@@ -14,6 +14,8 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
+from .cite import CitationError, ValueCiter
+
 _ENV = SandboxedEnvironment(
     undefined=jinja2.StrictUndefined,
     autoescape=False,
@@ -28,6 +30,7 @@ class AuthorTextError(Exception):
 
     message: str
     line: int
+    hint: str = ""
 
     def __str__(self) -> str:
         return self.message
@@ -44,16 +47,17 @@ def render_author_text(text: str, context: Mapping[str, Any]) -> str:
         raise AuthorTextError(f"template syntax error: {exc.message}", exc.lineno or 1) from None
     except jinja2.UndefinedError as exc:
         raise AuthorTextError(f"{exc.message}", _error_line(exc)) from None
+    except CitationError as exc:
+        raise AuthorTextError(exc.message, _error_line(exc), exc.hint) from None
     except jinja2.exceptions.SecurityError as exc:
         raise AuthorTextError(f"not allowed in term text: {exc}", _error_line(exc)) from None
     except (TypeError, ValueError, ArithmeticError, LookupError) as exc:
         raise AuthorTextError(f"template error: {exc}", _error_line(exc)) from None
 
 
-def body_context(term: object) -> dict[str, Any]:
-    """What the sandboxed Jinja of a term's body may refer to (nothing yet: measured
-    values arrive with the verifier)."""
-    return {}
+def body_context(citer: ValueCiter) -> dict[str, Any]:
+    """What the sandboxed Jinja of a term's body may refer to: `measured(experiment, result)`."""
+    return {"measured": citer}
 
 
 def _error_line(exc: BaseException) -> int:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .convert import Positions
+from .diagnostics import Diagnostic
+from .measured import MeasurementSet
 from .model import Section, Term
 
 
@@ -39,6 +41,10 @@ class Corpus:
     terms: list[LoadedTerm]
     sections: list[Section]
     sections_path: str = ""
+    measurements: MeasurementSet | None = None
+    """The measurement files the terms may cite; None when the glossary has none configured."""
+    warnings: list[Diagnostic] = field(default_factory=list)
+    """What was found but does not stop a build (e.g. stale measurements); strict runs fail on it."""
     _by_slug: dict[str, LoadedTerm] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -22,9 +22,11 @@ class Diagnostic:
     col: int
     message: str
     hint: str = ""
+    warning: bool = False
+    """A warning (e.g. a stale measurement) is reported but only fails a strict run."""
 
     def format(self) -> str:
-        head = f"{self.path}:{self.line}:{self.col}: {self.message}"
+        head = f"{self.path}:{self.line}:{self.col}: {'warning: ' if self.warning else ''}{self.message}"
         return f"{head}\n    hint: {self.hint}" if self.hint else head
 
 
@@ -35,12 +37,32 @@ class GlossaryError(Exception):
         self.diagnostics = sorted(diagnostics)
         super().__init__(self.report())
 
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if not d.warning]
+
     def report(self) -> str:
         """All diagnostics, then a count line."""
-        lines = [d.format() for d in self.diagnostics]
-        n = len(self.diagnostics)
-        lines.append(f"{n} error{'s' if n != 1 else ''} found")
-        return "\n".join(lines)
+        return report(self.diagnostics)
+
+
+def count(diagnostics: Iterable[Diagnostic]) -> str:
+    """'3 errors found', '1 error and 2 warnings found', '1 warning found'."""
+    found = list(diagnostics)
+    errors = sum(not d.warning for d in found)
+    warnings = len(found) - errors
+    parts = []
+    if errors or not warnings:
+        parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return " and ".join(parts) + " found"
+
+
+def report(diagnostics: Iterable[Diagnostic]) -> str:
+    """Every diagnostic, sorted, then the count line."""
+    found = sorted(diagnostics)
+    return "\n".join([*(d.format() for d in found), count(found)])
 
 
 def display_path(path: Path, root: Path | None = None) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from .convert import INVALID, Converter
 from .corpus import Corpus, LoadedTerm
 from .diagnostics import Diagnostic, GlossaryError, display_path
+from .measured import MeasurementSet
 from .model import SLUG_PATTERN, SectionsFile, Term
 from .validate import validate
 from .yamlnodes import compose
@@ -112,13 +113,21 @@ def load_sections(folder: Path, root: Path | None = None) -> tuple[SectionsFile 
     return (None if sections is INVALID else sections), shown, diags
 
 
-def load_corpus(folder: Path, root: Path | None = None) -> Corpus:
-    """Load all terms of folder and check them; raise GlossaryError with every mistake."""
+def load_corpus(
+    folder: Path,
+    root: Path | None = None,
+    *,
+    measurements: MeasurementSet | None = None,
+    found_before: list[Diagnostic] | None = None,
+) -> Corpus:
+    """Load all terms of folder and check them (and their citations of measurements); raise
+    GlossaryError with every mistake, including found_before (e.g. from the measurement
+    files). Warnings alone do not raise: they are kept on the corpus."""
     if not folder.is_dir():
         raise GlossaryError(
             [Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")]
         )
-    diagnostics: list[Diagnostic] = []
+    diagnostics: list[Diagnostic] = list(found_before or [])
     sections, sections_path, found = load_sections(folder, root)
     diagnostics += found
     terms: list[LoadedTerm] = []
@@ -129,8 +138,9 @@ def load_corpus(folder: Path, root: Path | None = None) -> Corpus:
         diagnostics += found
         if loaded is not None:
             terms.append(loaded)
-    corpus = Corpus(folder, terms, sections.sections if sections else [], sections_path)
+    corpus = Corpus(folder, terms, sections.sections if sections else [], sections_path, measurements)
     diagnostics += validate(corpus, all_slugs=all_slugs, sections_loaded=sections is not None)
-    if diagnostics:
+    if any(not d.warning for d in diagnostics):
         raise GlossaryError(diagnostics)
+    corpus.warnings = sorted(diagnostics)
     return corpus

@@ -28,6 +28,18 @@ class MeasurementError(Exception):
 
 
 @dataclass(frozen=True)
+class ExperimentInfo:
+    """What the site knows of an experiment without running it: its id, purpose, the file
+    its code lives in, and the hash of that code now (to tell whether a file is stale)."""
+
+    id: str
+    purpose: str
+    code_hash: str
+    source: str = ""
+    """The experiment's module, relative to the repository root."""
+
+
+@dataclass(frozen=True)
 class Gate:
     """A check that must pass for the results to count (e.g. 'output matches the CPU')."""
 

@@ -62,6 +62,13 @@ class MeasurementCitation:
         metadata=doc("The experiment's id, as `make verify --list` shows it.", pattern=SLUG_PATTERN)
     )
     note: str = field(default="", metadata=doc("Optional: why the term cites it."))
+    results: list[str] = field(
+        default_factory=list,
+        metadata=doc(
+            "Optional: the results to show in the page's Measured table, by name (the experiment's "
+            "measurement page lists them). Without it the table shows the results the body refers to."
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -93,8 +100,9 @@ class Term:
     )
     body: str = field(
         metadata=doc(
-            "The explanation, in Markdown. Raw HTML is shown as text. Values from measurements "
-            "are referred to through the sandboxed Jinja the page renders it with."
+            "The explanation, in Markdown. Raw HTML is shown as text. A measured value is written "
+            "{{ measured('experiment-id', 'result_name') }}; the page shows it with a link to its "
+            "measurement."
         )
     )
     aliases: list[str] = field(

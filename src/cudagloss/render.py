@@ -21,9 +21,12 @@ from markupsafe import Markup
 
 from .authortext import body_context, render_author_text
 from .autolink import AutoLinker, LinkTarget
+from .cite import MEASUREMENTS_DIR, ValueCiter, measurement_src_uri, raw_json_src_uri, result_anchor
 from .corpus import Corpus, LoadedTerm, index_letter
 from .diagnostics import display_path
 from .markdown_text import link_targets, neutralize_html, plain_text
+from .measured import ExperimentRecord, NodeRun, format_value, verify_command
+from .measurement import Measurement
 from .model import PENDING
 
 TERMS_DIR = "terms"
@@ -39,6 +42,10 @@ def section_src_uri(slug: str) -> str:
     return f"{SECTIONS_DIR}/{slug}.md"
 
 
+def measurements_index_uri() -> str:
+    return f"{MEASUREMENTS_DIR}/index.md"
+
+
 @dataclass(frozen=True)
 class GeneratedPage:
     """One page of the site, as Markdown, with the repository file its content comes from."""
@@ -50,12 +57,46 @@ class GeneratedPage:
     """False for term pages: the sidebar lists sections, never every term."""
 
 
+@dataclass(frozen=True)
+class GeneratedFile:
+    """A file copied into the site as it is (the raw measurement JSON)."""
+
+    src_uri: str
+    content: str
+
+
 @dataclass
 class SiteContent:
     """Everything the hooks give MkDocs: the pages and the navigation (sections, not terms)."""
 
     pages: list[GeneratedPage] = field(default_factory=list)
     nav: list[dict[str, Any]] = field(default_factory=list)
+    files: list[GeneratedFile] = field(default_factory=list)
+
+
+PROVENANCE_LABELS = {
+    "node": "Node",
+    "gpu_name": "GPU",
+    "compute_capability": "Compute capability",
+    "sm_count": "SMs",
+    "driver_version": "Driver",
+    "cuda_driver_version": "CUDA version of the driver",
+    "nvrtc_version": "NVRTC",
+    "cuda_bindings_version": "cuda-bindings",
+    "cuda_core_version": "cuda-core",
+    "python": "Python",
+    "os": "OS",
+    "git_commit": "Git commit",
+    "git_dirty": "Uncommitted changes",
+    "recorded_at": "Recorded at",
+    "duration_s": "Duration (s)",
+    "repeats": "Repeats",
+}
+
+
+def _cell(text: object) -> str:
+    """Text for a Markdown table cell: no pipes or line breaks to break the row."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _is_acronym(form: str) -> bool:
@@ -93,6 +134,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     )
     env.filters["code"] = _code_span
     env.filters["isodate"] = _date
+    env.filters["cell"] = _cell
     return env
 
 
@@ -101,6 +143,8 @@ class _Body:
     markdown: str
     links: frozenset[str]
     """Slugs of the terms the body links to, explicitly or by auto-linking."""
+    cited: tuple[tuple[str, str], ...] = ()
+    """(experiment, result) pairs the body shows, in order of first mention."""
 
 
 class Renderer:
@@ -114,8 +158,10 @@ class Renderer:
         site_name: str = "CUDA Glossary",
         site_url: str | None = None,
         repo_root: Path | None = None,
+        repo_url: str | None = None,
     ) -> None:
         self.corpus = corpus
+        self.repo_url = repo_url.rstrip("/") if repo_url else None
         self.env = make_environment(templates_dir)
         self.site_name = site_name
         self.site_url = site_url.rstrip("/") + "/" if site_url else None
@@ -140,7 +186,8 @@ class Renderer:
     # -- preparation -----------------------------------------------------------------
 
     def _prepare_body(self, t: LoadedTerm) -> _Body:
-        text = render_author_text(t.term.body, body_context(t))
+        citer = ValueCiter(t.term, self.corpus.measurements, term_src_uri(t.slug))
+        text = render_author_text(t.term.body, body_context(citer))
         text = neutralize_html(text)
         stems = (
             posixpath.splitext(posixpath.basename(target))[0]
@@ -149,7 +196,7 @@ class Renderer:
         )
         explicit = {slug for slug in stems if slug in self.corpus}
         text, auto = self.linker.link(text, t.slug, term_src_uri(t.slug), already=explicit)
-        return _Body(text, frozenset(explicit | auto))
+        return _Body(text, frozenset(explicit | auto), tuple(citer.used))
 
     def backlinks(self, slug: str) -> set[str]:
         return set(self._backlinks.get(slug, set()))
@@ -197,6 +244,10 @@ class Renderer:
                 }
             )
         section = self.corpus.section(term.section)
+        measured = [self._citation(t, i) for i in range(len(term.measurements))]
+        measured_on = sorted(
+            {(n["node"], n["gpu"], n["date"]) for m in measured for n in m["nodes"]}, key=lambda n: (n[2], n[0])
+        )
         context = {
             "site_name": self.site_name,
             "slug": slug,
@@ -211,7 +262,8 @@ class Renderer:
             "related": related,
             "meet": meet,
             "sources": [{"title": s.title, "url": s.url, "checked_on": _date(s.checked_on)} for s in term.sources],
-            "measured": [{"experiment": c.experiment, "note": c.note} for c in term.measurements],
+            "measured": measured,
+            "measured_on": measured_on,
             "byline": {
                 "written_by": term.byline.written_by,
                 "reviewed_by": term.byline.reviewed_by,
@@ -222,6 +274,47 @@ class Renderer:
         }
         markdown = self.env.get_template("term.md.j2").render(context)
         return GeneratedPage(uri, markdown, self._edit_uri(t.file), in_nav=False)
+
+    def _citation(self, t: LoadedTerm, i: int) -> dict[str, Any]:
+        """One cited experiment for the term page's Measured section: its nodes side by side,
+        one row per result shown (those named in the citation, else those the body cites)."""
+        citation = t.term.measurements[i]
+        experiment = citation.experiment
+        uri = term_src_uri(t.slug)
+        citer = ValueCiter(t.term, self.corpus.measurements, uri)
+        record = self.corpus.measurements.get(experiment) if self.corpus.measurements else None
+        runs = record.measured if record else []
+        names = citation.results or [n for e, n in self._bodies[t.slug].cited if e == experiment]
+        rows = []
+        for name in names:
+            values = record.values(name) if record else []
+            found = next((r for _, r in values if r is not None), None)
+            rows.append(
+                {
+                    "name": name,
+                    "description": found.description if found else name,
+                    "cells": [Markup(citer.link(experiment, run, result, name)) for run, result in values],
+                }
+            )
+        return {
+            "experiment": experiment,
+            "href": citer.href(experiment) if record else None,
+            "purpose": record.purpose if record else "",
+            "note": Markup(neutralize_html(citation.note)),
+            "command": verify_command(experiment),
+            "nodes": [self._node(run) for run in runs],
+            "failed_only": [run.node for run in (record.runs if record else []) if run.good is None],
+            "rows": rows,
+        }
+
+    def _node(self, run: NodeRun) -> dict[str, Any]:
+        return {
+            "node": run.node,
+            "gpu": run.gpu,
+            "date": run.recorded_on,
+            "stale": run.stale,
+            "failed_since": run.failed is not None,
+        }
 
     def _term_json_ld(self, t: LoadedTerm) -> dict[str, Any]:
         term = t.term
@@ -292,11 +385,104 @@ class Renderer:
         shown = display_path(file, self.repo_root)
         return None if shown.startswith(("/", "..")) else shown
 
+    # -- measurement pages --------------------------------------------------------------
+
+    def _cited_by(self, experiment: str, from_uri: str) -> list[dict[str, Any]]:
+        return [
+            self._entry(t, from_uri)
+            for t in self.corpus.alphabetical()
+            if any(c.experiment == experiment for c in t.term.measurements)
+        ]
+
+    def _source_href(self, record: ExperimentRecord) -> str | None:
+        if not (self.repo_url and record.info and record.info.source):
+            return None
+        return f"{self.repo_url}/blob/main/{record.info.source}"
+
+    def _run_view(self, record: ExperimentRecord, run: NodeRun) -> dict[str, Any]:
+        def view(m: Measurement | None, failed: bool) -> dict[str, Any] | None:
+            if m is None:
+                return None
+            return {
+                "status": m.status,
+                "raw": posixpath.relpath(raw_json_src_uri(record.id, run.node, failed=failed), MEASUREMENTS_DIR),
+                "raw_name": posixpath.basename(raw_json_src_uri(record.id, run.node, failed=failed)),
+                "provenance": [
+                    {"label": PROVENANCE_LABELS.get(k, k), "value": v} for k, v in m.provenance.items()
+                ],
+                "gates": m.gates,
+                "error": m.error,
+                "results": [
+                    {
+                        "anchor": result_anchor(run.node, r.name),
+                        "name": r.name,
+                        "value": format_value(r),
+                        "description": r.description,
+                        "samples": ", ".join(f"{x:.4g}" for x in r.samples),
+                    }
+                    for r in m.results
+                ],
+            }
+
+        return {
+            **self._node(run),
+            "good": view(run.good, False),
+            "failed": view(run.failed, True),
+        }
+
+    def measurement_page(self, record: ExperimentRecord) -> GeneratedPage:
+        uri = measurement_src_uri(record.id)
+        markdown = self.env.get_template("measurement.md.j2").render(
+            site_name=self.site_name,
+            experiment=record.id,
+            purpose=record.purpose,
+            source=record.info.source if record.info else "",
+            source_href=self._source_href(record),
+            command=verify_command(record.id),
+            cited_by=self._cited_by(record.id, uri),
+            runs=[self._run_view(record, run) for run in record.runs],
+            index=self._href(uri, measurements_index_uri()),
+        )
+        return GeneratedPage(uri, markdown, None, in_nav=False)
+
+    def measurements_index_page(self) -> GeneratedPage:
+        uri = measurements_index_uri()
+        experiments = [
+            {
+                "id": record.id,
+                "href": self._href(uri, measurement_src_uri(record.id)),
+                "purpose": record.purpose,
+                "nodes": [self._node(run) for run in record.measured],
+                "failed_only": [run.node for run in record.runs if run.good is None],
+                "cited_by": self._cited_by(record.id, uri),
+                "command": verify_command(record.id),
+            }
+            for record in (self.corpus.measurements or [])
+        ]
+        markdown = self.env.get_template("measurements.md.j2").render(
+            site_name=self.site_name, experiments=experiments
+        )
+        return GeneratedPage(uri, markdown, None)
+
+    def raw_files(self) -> list[GeneratedFile]:
+        out = []
+        for record in self.corpus.measurements or []:
+            for run in record.runs:
+                for m, failed in ((run.good, False), (run.failed, True)):
+                    if m is not None:
+                        out.append(GeneratedFile(raw_json_src_uri(record.id, run.node, failed=failed), m.to_json()))
+        return out
+
     def site(self) -> SiteContent:
-        """Every page, and a navigation of the home page and one entry per section."""
+        """Every page, and a navigation of the home page, one entry per section and the
+        measurements (their index; experiment pages are reached from it and from terms)."""
         pages = [self.index_page()]
         pages += [self.section_page(s.slug) for s in self.corpus.sections]
         pages += [self.term_page(t.slug) for t in self.corpus]
         nav: list[dict[str, Any]] = [{"Home": INDEX}]
         nav += [{s.title: section_src_uri(s.slug)} for s in self.corpus.sections]
-        return SiteContent(pages, nav)
+        if self.corpus.measurements is not None:
+            pages.append(self.measurements_index_page())
+            pages += [self.measurement_page(record) for record in self.corpus.measurements]
+            nav.append({"Measurements": measurements_index_uri()})
+        return SiteContent(pages, nav, self.raw_files())

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 from .authortext import AuthorTextError, body_context, render_author_text
+from .cite import ValueCiter
 from .corpus import Corpus, LoadedTerm
 from .diagnostics import Diagnostic, did_you_mean
 from .markdown_text import link_targets
+from .measured import MeasurementSet, verify_command
 from .model import SLUG_PATTERN
 
 _ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "approx", "no", "fig", "sec", "ch"}
@@ -124,27 +127,62 @@ def _meet(t: LoadedTerm, known: set[str]) -> Iterator[Diagnostic]:
             )
 
 
-def _measurements(t: LoadedTerm) -> Iterator[Diagnostic]:
+def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
     seen: set[str] = set()
     for i, citation in enumerate(t.term.measurements):
         where = f"measurements[{i}].experiment"
-        if not re.match(SLUG_PATTERN, citation.experiment):
+        experiment = citation.experiment
+        if not re.match(SLUG_PATTERN, experiment):
             yield _d(
                 t,
                 where,
-                f"'{citation.experiment}' is not an experiment id",
+                f"'{experiment}' is not an experiment id",
                 "ids are lower case with dashes, as `make verify --list` shows",
             )
-        elif citation.experiment in seen:
-            yield _d(t, where, f"'{citation.experiment}' is cited twice", "remove the repeated item")
-        seen.add(citation.experiment)
+            continue
+        if experiment in seen:
+            yield _d(t, where, f"'{experiment}' is cited twice", "remove the repeated item")
+        seen.add(experiment)
+        if measurements is None:
+            continue
+        if not measurements.known(experiment):
+            known = list(measurements.catalog or measurements.experiments)
+            yield _d(
+                t,
+                where,
+                f"no experiment '{experiment}'{did_you_mean(experiment, known)}",
+                "`make verify --list` shows the experiments",
+            )
+            continue
+        record = measurements.get(experiment)
+        for run in record.runs if record else []:
+            if run.stale:
+                yield replace(
+                    _d(
+                        t,
+                        where,
+                        f"'{experiment}' on node '{run.node}' was measured by older experiment code "
+                        f"({run.good_path})",
+                        f"run `{verify_command(experiment)}` on a GPU node and commit the new file",
+                    ),
+                    warning=True,
+                )
+        names = record.result_names() if record else []
+        for j, name in enumerate(citation.results):
+            if names and name not in names:
+                yield _d(
+                    t,
+                    f"measurements[{i}].results[{j}]",
+                    f"experiment '{experiment}' has no result '{name}'{did_you_mean(name, names)}",
+                    "its measurement page lists the results it records",
+                )
 
 
-def _body(t: LoadedTerm) -> Iterator[Diagnostic]:
+def _body(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
     body = t.term.body
     first = t.positions.block_first_line.get("body")
     try:
-        render_author_text(body, body_context(t))
+        render_author_text(body, body_context(ValueCiter(t.term, measurements, f"terms/{t.slug}.md")))
     except AuthorTextError as exc:
         line, col = (first + exc.line - 1, 1) if first else t.at("body")
         yield Diagnostic(
@@ -152,7 +190,7 @@ def _body(t: LoadedTerm) -> Iterator[Diagnostic]:
             line,
             col,
             f"body: {exc.message}",
-            "values in '{{ }}' must exist; write '{{ \"{{\" }}' for a literal '{{'",
+            exc.hint or "values in '{{ }}' must exist; write '{{ \"{{\" }}' for a literal '{{'",
         )
     for target in link_targets(body):
         scheme = urlsplit(target).scheme.lower()
@@ -233,8 +271,8 @@ def validate(corpus: Corpus, *, all_slugs: dict[str, list[str]], sections_loaded
         out += _related(t, known)
         out += _sources(t)
         out += _meet(t, known)
-        out += _measurements(t)
-        out += _body(t)
+        out += _measurements(t, corpus.measurements)
+        out += _body(t, corpus.measurements)
     out += _names(corpus)
     if sections_loaded:
         out += _sections(corpus)

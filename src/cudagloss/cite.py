@@ -1,0 +1,105 @@
+"""Citing measured values: what `{{ measured('experiment', 'result') }}` in a body becomes.
+
+A value on a page is never typed by an author: the body names it, and it is looked up in
+the committed measurement files and shown with a link to the row of the measurement page
+it came from (node, GPU and date in its hover text). A value that does not exist is a
+mistake reported with the command that would produce it, not an empty string.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from .diagnostics import did_you_mean
+from .measured import MeasurementSet, NodeRun, format_value, verify_command
+from .measurement import Result
+from .model import Term
+
+MEASUREMENTS_DIR = "measurements"
+
+
+class CitationError(LookupError):
+    """A value a body asks for that cannot be shown; the hint says how to fix it."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+def measurement_src_uri(experiment: str) -> str:
+    return f"{MEASUREMENTS_DIR}/{experiment}.md"
+
+
+def raw_json_src_uri(experiment: str, node: str, *, failed: bool = False) -> str:
+    return f"{MEASUREMENTS_DIR}/{experiment}/{node}{'.failed' if failed else ''}.json"
+
+
+def result_anchor(node: str, name: str) -> str:
+    """The id of a result's row on its measurement page."""
+    return re.sub(r"[^a-z0-9_-]+", "-", f"{node}-{name}".lower())
+
+
+def _code(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _title(text: str) -> str:
+    return text.replace('"', "'").replace("\n", " ")
+
+
+class ValueCiter:
+    """The `measured` function of one term's body; it remembers what the body cited."""
+
+    def __init__(self, term: Term, measurements: MeasurementSet | None, page_uri: str) -> None:
+        self.term = term
+        self.measurements = measurements
+        self.page_uri = page_uri
+        self.used: list[tuple[str, str]] = []
+
+    def href(self, experiment: str, anchor: str = "") -> str:
+        base = posixpath.relpath(measurement_src_uri(experiment), posixpath.dirname(self.page_uri) or ".")
+        return f"{base}#{anchor}" if anchor else base
+
+    def __call__(self, experiment: str, name: str) -> str:
+        cited = [c.experiment for c in self.term.measurements]
+        call = f"measured('{experiment}', '{name}')"
+        if experiment not in cited:
+            raise CitationError(
+                f"{call}: the term does not cite experiment '{experiment}'{did_you_mean(experiment, cited)}",
+                f"add '- experiment: {experiment}' under measurements:",
+            )
+        record = self.measurements.get(experiment) if self.measurements else None
+        if record is None or not record.measured:
+            raise CitationError(
+                f"{call}: experiment '{experiment}' has not been measured on any node",
+                f"run `{verify_command(experiment)}` on a GPU node and commit "
+                f"{MEASUREMENTS_DIR}/{experiment}/<node>.json",
+            )
+        names = record.result_names()
+        if name not in names:
+            raise CitationError(
+                f"{call}: experiment '{experiment}' has no result '{name}'{did_you_mean(name, names)}",
+                f"its results are listed on its measurement page; if the experiment now makes '{name}', "
+                f"run `{verify_command(experiment)}` on a GPU node",
+            )
+        if (experiment, name) not in self.used:
+            self.used.append((experiment, name))
+        values = record.values(name)
+        parts = [self.link(experiment, run, result, name) + (f" ({run.gpu})" if len(values) > 1 else "")
+                 for run, result in values]
+        return " / ".join(parts)
+
+    def link(self, experiment: str, run: NodeRun, result: Result | None, name: str) -> str:
+        """One node's value as a Markdown link to its row, with where and when in its title."""
+        text = format_value(result)
+        shown = _code(text) if result is not None and isinstance(result.value, str) else text
+        title = f"{run.gpu} ({run.node}), measured {run.recorded_on}"
+        if result is not None and result.samples:
+            title += f", median of {len(result.samples)} runs"
+        if run.stale:
+            title += ", stale: the experiment changed since"
+        return f'[{shown}]({self.href(experiment, result_anchor(run.node, name))} "{_title(title)}")'

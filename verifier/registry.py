@@ -1,0 +1,38 @@
+"""The experiments the verifier knows, and the hash of each one's code.
+
+Importing this needs no GPU and no cuda-python (the CUDA modules are imported only when an
+experiment runs), so the site build can ask which experiments exist and whether a
+committed measurement was made by the code as it is now.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+from cudagloss.measurement import ExperimentInfo, code_hash
+
+from . import arch_matrix, jit_cache, no_kernel_image, ptx_jit
+from .experiment import ROOT
+
+EXPERIMENTS: list[ModuleType] = [ptx_jit, jit_cache, no_kernel_image, arch_matrix]
+SHARED = ["cuda.py", "experiment.py", "worker.py", "saxpy.py"]
+"""Code every experiment runs through: a change to it makes every measurement stale."""
+
+
+def experiment_hash(module: ModuleType) -> str:
+    """Hash of the experiment's own module and the shared code it runs through."""
+    here = Path(__file__).resolve().parent
+    return code_hash([Path(str(module.__file__)), *(here / name for name in SHARED)])
+
+
+def catalog() -> list[ExperimentInfo]:
+    return [
+        ExperimentInfo(
+            id=m.ID,
+            purpose=m.PURPOSE,
+            code_hash=experiment_hash(m),
+            source=Path(str(m.__file__)).resolve().relative_to(ROOT).as_posix(),
+        )
+        for m in EXPERIMENTS
+    ]
