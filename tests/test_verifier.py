@@ -13,8 +13,8 @@ from conftest import ROOT
 pytest.importorskip("cuda.bindings.nvrtc")
 
 from verifier import ptx_jit, saxpy
-from verifier.registry import EXPERIMENTS, experiment_hash
 from verifier.cuda import CudaError, compile_source, ptx_isa_version
+from verifier.registry import EXPERIMENTS, experiment_hash
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
 

@@ -15,7 +15,6 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from types import ModuleType
 
 from cudagloss.measurement import Measurement, record
 
