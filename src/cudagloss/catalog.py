@@ -38,4 +38,3 @@ def load_catalog(root: Path, package: str = "verifier") -> list[ExperimentInfo] 
                 )
             ]
         ) from None
-

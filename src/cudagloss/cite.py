@@ -89,8 +89,10 @@ class ValueCiter:
         if (experiment, name) not in self.used:
             self.used.append((experiment, name))
         values = record.values(name)
-        parts = [self.link(experiment, run, result, name) + (f" ({run.gpu})" if len(values) > 1 else "")
-                 for run, result in values]
+        parts = [
+            self.link(experiment, run, result, name) + (f" ({run.gpu})" if len(values) > 1 else "")
+            for run, result in values
+        ]
         return " / ".join(parts)
 
     def link(self, experiment: str, run: NodeRun, result: Result | None, name: str) -> str:

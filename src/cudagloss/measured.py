@@ -161,8 +161,13 @@ def load_measurements(
                     )
             if good is not None and good.status != "ok":
                 diagnostics.append(
-                    Diagnostic(good_shown, 1, 1, f"status is '{good.status}' in a file for good runs",
-                               "failed runs belong in <node>.failed.json")
+                    Diagnostic(
+                        good_shown,
+                        1,
+                        1,
+                        f"status is '{good.status}' in a file for good runs",
+                        "failed runs belong in <node>.failed.json",
+                    )
                 )
                 good = None
             stale = bool(info and good and good.code_hash != info.code_hash)

@@ -407,9 +407,7 @@ class Renderer:
                 "status": m.status,
                 "raw": posixpath.relpath(raw_json_src_uri(record.id, run.node, failed=failed), MEASUREMENTS_DIR),
                 "raw_name": posixpath.basename(raw_json_src_uri(record.id, run.node, failed=failed)),
-                "provenance": [
-                    {"label": PROVENANCE_LABELS.get(k, k), "value": v} for k, v in m.provenance.items()
-                ],
+                "provenance": [{"label": PROVENANCE_LABELS.get(k, k), "value": v} for k, v in m.provenance.items()],
                 "gates": m.gates,
                 "error": m.error,
                 "results": [
@@ -459,9 +457,7 @@ class Renderer:
             }
             for record in (self.corpus.measurements or [])
         ]
-        markdown = self.env.get_template("measurements.md.j2").render(
-            site_name=self.site_name, experiments=experiments
-        )
+        markdown = self.env.get_template("measurements.md.j2").render(site_name=self.site_name, experiments=experiments)
         return GeneratedPage(uri, markdown, None)
 
     def raw_files(self) -> list[GeneratedFile]:
