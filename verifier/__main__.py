@@ -1,7 +1,10 @@
 """`make verify`: run the experiments on this GPU node and write measurements/.
 
     python3 -m verifier --list
-    python3 -m verifier [--experiment ID] [--repeats N] [--out measurements]
+    python3 -m verifier [--experiment ID | --all] [--repeats N] [--out measurements]
+
+By default it runs the experiments that the terms cite. Every process it starts has
+CUDA_CACHE_PATH set to a private or fresh folder: the user's own JIT cache is never used.
 
 Exit codes: 0 all experiments passed their gates; 1 some failed (their failure is
 written beside the last good file); 2 usage; 3 no GPU (or no cuda-python) here.
@@ -10,14 +13,17 @@ written beside the last good file); 2 usage; 3 no GPU (or no cuda-python) here.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
 import traceback
 from pathlib import Path
+from types import ModuleType
 
 from cudagloss.measurement import Measurement, record
 
+from . import cachedir
 from .cuda import CudaError, Device
 from .experiment import ROOT, StepFailed
 from .registry import EXPERIMENTS, experiment_hash
@@ -38,21 +44,65 @@ def _open_device() -> Device | str:
         return str(exc)
 
 
+def cited_experiments(terms: Path) -> list[str] | str:
+    """The experiment ids the terms cite, or why they cannot be read."""
+    from cudagloss.diagnostics import GlossaryError
+    from cudagloss.load import load_corpus
+
+    try:
+        corpus = load_corpus(terms, ROOT)
+    except GlossaryError as exc:
+        return f"the terms have mistakes ({len(exc.errors)}; run make check)"
+    return sorted({c.experiment for t in corpus for c in t.term.measurements})
+
+
+def choose(args: argparse.Namespace) -> list[ModuleType] | str:
+    """The experiments to run: one by id, all, or (by default) those a term cites."""
+    if args.experiment:
+        chosen = [m for m in EXPERIMENTS if args.experiment == m.ID]
+        return chosen or f"no experiment '{args.experiment}'; see make verify ARGS=--list"
+    if args.all:
+        return list(EXPERIMENTS)
+    cited = cited_experiments(Path(args.terms))
+    if isinstance(cited, str):
+        return f"cannot tell which experiments are cited: {cited}; or run them all with ARGS=--all"
+    unknown = sorted(set(cited) - {m.ID for m in EXPERIMENTS})
+    if unknown:
+        return f"terms cite experiments that do not exist: {', '.join(unknown)}"
+    return [m for m in EXPERIMENTS if m.ID in cited]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make verify", description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", action="store_true", help="list the experiments, one line each")
     parser.add_argument("--experiment", help="run only this experiment id")
+    parser.add_argument("--all", action="store_true", help="run every experiment, cited or not")
+    parser.add_argument("--terms", default=str(ROOT / "terms"), help="terms folder whose citations choose (default)")
     parser.add_argument("--repeats", type=int, default=5, help="fresh-process repeats per timing (default 5)")
     parser.add_argument("--out", default=str(ROOT / "measurements"), help="measurements folder")
     args = parser.parse_args(argv)
     if args.list:
+        cited = cited_experiments(Path(args.terms))
         for module in EXPERIMENTS:
-            print(f"{module.ID:<20} {module.PURPOSE}")
+            mark = "" if isinstance(cited, str) or module.ID in cited else "  (cited by no term)"
+            print(f"{module.ID:<20} {module.PURPOSE}{mark}")
         return EXIT_OK
-    chosen = [m for m in EXPERIMENTS if args.experiment in (None, m.ID)]
-    if not chosen:
-        print(f"make verify: no experiment '{args.experiment}'; see make verify --list", file=sys.stderr)
+    chosen = choose(args)
+    if isinstance(chosen, str):
+        print(f"make verify: {chosen}", file=sys.stderr)
         return EXIT_USAGE
+    if not chosen:
+        print("make verify: no term cites an experiment; run one with EXPERIMENT=id or all with ARGS=--all")
+        return EXIT_OK
+    with tempfile.TemporaryDirectory(prefix="verify-cache-") as private:
+        # Set before this process's first NVRTC call or cuInit; children inherit it unless
+        # an experiment gives them a fresh folder of their own.
+        os.environ["CUDA_CACHE_PATH"] = private
+        return _run_all(chosen, args)
+
+
+def _run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
+    user_cache_before = cachedir.listing(cachedir.user_cache())
     device = _open_device()
     if isinstance(device, str):
         print(f"make verify: no usable CUDA GPU on this machine ({device}); run it on a GPU node", file=sys.stderr)
@@ -73,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
                 outcome, error = None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
         provenance["duration_s"] = round(time.perf_counter() - started, 3)
         provenance["repeats"] = args.repeats
+        if outcome is not None:
+            outcome.gate(
+                "the user's own JIT cache was not touched",
+                cachedir.listing(cachedir.user_cache()) == user_cache_before,
+                str(cachedir.user_cache()),
+            )
         gates = outcome.gates if outcome else []
         ok = outcome is not None and bool(gates) and all(g.passed for g in gates)
         measurement = Measurement(

@@ -4,12 +4,13 @@ The seed Q&A's table, measured: for each way, in a fresh CUDA_CACHE_PATH, a firs
 loads and runs the kernel, then the cache folder is listed, then a second process loads it
 again. The cache was used when files appeared (beyond what cuInit alone writes) and the
 second load was faster. The user's own cache folder is never used: every process gets a
-fresh CUDA_CACHE_PATH, and a gate checks that ~/.nv/ComputeCache did not change.
+fresh CUDA_CACHE_PATH (the runner gates every experiment on ~/.nv/ComputeCache not changing).
+Controls: a process that only calls cuInit, and processes that only run NVRTC, show what
+writes to the cache besides the driver's JIT.
 """
 
 from __future__ import annotations
 
-import os
 import statistics
 import tempfile
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 from cudagloss.measurement import Result
 
-from . import saxpy
+from . import cachedir, saxpy
 from .cuda import Device, compile_source, make_fatbin
 from .experiment import Outcome, failure, spawn, timing
 
@@ -29,28 +30,13 @@ VIRTUAL_ARCH = "compute_75"
 FASTER = 2.0  # the second load counts as faster when it takes at most 1/FASTER of the first
 
 CASES = {
+    "cubin_data": "a cubin for the GPU's real architecture, made beforehand, loaded with cuModuleLoadData",
     "nvrtc_cubin": "NVRTC compiles for the GPU's real architecture (a cubin), loaded with cuModuleLoadData",
     "nvrtc_ptx": f"NVRTC compiles for a virtual architecture ({VIRTUAL_ARCH}, PTX), loaded with cuModuleLoadData",
     "ptx_file": f"a .ptx file ({VIRTUAL_ARCH}) loaded with cuModuleLoad",
     "fatbin_ptx_only": f"a fat binary holding only {VIRTUAL_ARCH} PTX, loaded with cuModuleLoadData",
     "fatbin_sass_and_ptx": f"a fat binary holding SASS for this GPU and {VIRTUAL_ARCH} PTX",
 }
-
-
-def _listing(folder: Path) -> dict[str, tuple[int, int]]:
-    """Every file under folder with its size and modification time (ns)."""
-    if not folder.exists():
-        return {}
-    out = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            out[str(path.relative_to(folder))] = (stat.st_size, stat.st_mtime_ns)
-    return out
-
-
-def _user_cache() -> Path:
-    return Path(os.path.expanduser("~")) / ".nv" / "ComputeCache"
 
 
 def run(device: Device, repeats: int, workdir: Path) -> Outcome:
@@ -65,22 +51,42 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     fatbin_ptx.write_bytes(make_fatbin([ptx], [VIRTUAL_ARCH]))
     fatbin_both = workdir / "sass-and-ptx.fatbin"
     fatbin_both.write_bytes(make_fatbin([cubin, ptx], [real_arch, VIRTUAL_ARCH]))
+    cubin_file = workdir / "saxpy.cubin"
+    cubin_file.write_bytes(cubin.image)
     how: dict[str, dict[str, Any]] = {
+        "cubin_data": {"how": "data", "image": str(cubin_file)},
         "nvrtc_cubin": {"how": "nvrtc", "arch": real_arch},
         "nvrtc_ptx": {"how": "nvrtc", "arch": VIRTUAL_ARCH},
         "ptx_file": {"how": "file", "image": str(ptx_file)},
         "fatbin_ptx_only": {"how": "data", "image": str(fatbin_ptx)},
         "fatbin_sass_and_ptx": {"how": "data", "image": str(fatbin_both)},
     }
-    user_cache_before = _listing(_user_cache())
 
     baseline = 0
     with tempfile.TemporaryDirectory(prefix="jitcache-", dir=workdir) as cache:
         control = spawn("saxpy", "init_only", {}, {"CUDA_CACHE_PATH": cache, "CUDA_CACHE_DISABLE": "0"})
-        baseline = len(_listing(Path(cache)))
+        found = cachedir.listing(Path(cache))
+        baseline = len(cachedir.files(found))
     if not outcome.gate("a process that only calls cuInit starts", control["ok"], failure(control)):
         return outcome
-    outcome.add(Result("baseline_cache_files", baseline, "files", "files in a fresh cache after cuInit alone"))
+    outcome.add(
+        Result("baseline_cache_files", baseline, "files", "files in a fresh cache after cuInit alone"),
+        Result("baseline_cache_listing", cachedir.describe(found), "", "those files, with their sizes"),
+    )
+    # Does NVRTC itself write to the cache? A process that only compiles, without cuInit.
+    for arch in (real_arch, VIRTUAL_ARCH):
+        with tempfile.TemporaryDirectory(prefix="jitcache-", dir=workdir) as cache:
+            compiled = spawn(
+                "saxpy", "compile_only", {"arch": arch}, {"CUDA_CACHE_PATH": cache, "CUDA_CACHE_DISABLE": "0"}
+            )
+            found = cachedir.listing(Path(cache))
+        if not outcome.gate(f"NVRTC compiles for {arch} in a fresh process", compiled["ok"], failure(compiled)):
+            return outcome
+        label = f"a process that only runs NVRTC for {arch} (no cuInit)"
+        outcome.add(
+            Result(f"nvrtc_only_{arch}_cache_files", len(cachedir.files(found)), "files", f"{label}: files it wrote"),
+            Result(f"nvrtc_only_{arch}_cache_listing", cachedir.describe(found), "", f"{label}: those files"),
+        )
 
     all_ok, problems = True, []
     for case, args in how.items():
@@ -88,11 +94,12 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
         second_s: list[float] = []
         files: list[int] = []
         cache_bytes: list[int] = []
+        listings: list[str] = []
         for _ in range(repeats):
             with tempfile.TemporaryDirectory(prefix="jitcache-", dir=workdir) as cache:
                 env = {"CUDA_CACHE_PATH": cache, "CUDA_CACHE_DISABLE": "0"}
                 first = spawn("saxpy", "load_and_run", args, env)
-                listing = _listing(Path(cache))
+                found = cachedir.listing(Path(cache))
                 second = spawn("saxpy", "load_and_run", args, env)
             for r in (first, second):
                 if not (r["ok"] and r["correct"]):
@@ -101,8 +108,9 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
             if first["ok"] and second["ok"]:
                 first_s.append(first["load_s"])
                 second_s.append(second["load_s"])
-                files.append(len(listing))
-                cache_bytes.append(sum(size for size, _ in listing.values()))
+                files.append(len(cachedir.files(found)))
+                cache_bytes.append(sum(cachedir.files(found).values()))
+                listings.append(cachedir.describe(found))
         if not first_s:
             continue
         new_files = max(files) - baseline
@@ -111,6 +119,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
         outcome.add(
             Result(f"{case}_cache_files", new_files, "files", f"{label}: files the first load added to a fresh cache"),
             Result(f"{case}_cache_bytes", max(cache_bytes), "bytes", f"{label}: size of the cache folder after it"),
+            Result(f"{case}_cache_listing", listings[0], "", f"{label}: the files after the first load (first repeat)"),
             Result(f"{case}_cache_used", new_files > 0, "", f"{label}: did the JIT cache get an entry?"),
             *timing(f"{case}_first_load", first_s, f"{label}: first load in a fresh cache"),
             *timing(f"{case}_second_load", second_s, f"{label}: second load, same cache, new process"),
@@ -123,9 +132,4 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
             ),
         )
     outcome.gate("every load ran the kernel correctly", all_ok, "; ".join(problems[:3]))
-    outcome.gate(
-        "the user's own cache (~/.nv/ComputeCache) was not touched",
-        _listing(_user_cache()) == user_cache_before,
-        str(_user_cache()),
-    )
     return outcome

@@ -13,7 +13,7 @@ from typing import Any
 
 from cudagloss.measurement import Result
 
-from . import saxpy
+from . import cachedir, saxpy
 from .cuda import Device, compile_source, ptx_isa_version
 from .experiment import Outcome, failure, spawn, timing
 
@@ -60,16 +60,22 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     inits: list[float] = []
     cache_files = 0
     all_ok = True
-    for _ in range(repeats):
+    for i in range(repeats):
         with tempfile.TemporaryDirectory(prefix="jitcache-", dir=workdir) as cache:
             env = {"CUDA_CACHE_PATH": cache, "CUDA_CACHE_DISABLE": "0"}
-            runs = {
-                "jit_cache_disabled": once(ptx_file, {"CUDA_CACHE_DISABLE": "1", "CUDA_CACHE_PATH": cache}),
-                "jit_cold_cache": once(ptx_file, env),
-                "warm_cache": once(ptx_file, env),
-                "native_sass": once(cubin_file, {"CUDA_CACHE_DISABLE": "1"}),
-            }
-            cache_files = max(cache_files, sum(1 for p in Path(cache).rglob("*") if p.is_file()))
+            disabled = {"CUDA_CACHE_DISABLE": "1", "CUDA_CACHE_PATH": cache}
+            # Three units, rotated each repeat so that no way is always the first to run.
+            units: list[list[tuple[str, Path, dict[str, str]]]] = [
+                [("jit_cache_disabled", ptx_file, disabled)],
+                [("jit_cold_cache", ptx_file, env), ("warm_cache", ptx_file, env)],
+                [("native_sass", cubin_file, disabled)],
+            ]
+            runs = {}
+            for unit in units[i % 3 :] + units[: i % 3]:
+                for way, image, way_env in unit:
+                    runs[way] = once(image, way_env)
+                    if way == "jit_cold_cache":
+                        cache_files = max(cache_files, len(cachedir.files(cachedir.listing(Path(cache)))))
         for way, r in runs.items():
             all_ok &= bool(r["ok"] and r["correct"])
             if r["ok"]:
@@ -77,7 +83,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
                 inits.append(r["init_s"])
     outcome.gate("every timed run loaded and computed correctly", all_ok)
     outcome.gate(
-        "the cold-cache run wrote files into the fresh CUDA_CACHE_PATH", cache_files > 0, f"{cache_files} files"
+        "the cold-cache run wrote files into its fresh CUDA_CACHE_PATH", cache_files > 0, f"{cache_files} files"
     )
     labels = {
         "jit_cache_disabled": "first load of the PTX with CUDA_CACHE_DISABLE=1",

@@ -16,8 +16,9 @@ from . import arch_matrix, jit_cache, no_kernel_image, ptx_jit
 from .experiment import ROOT
 
 EXPERIMENTS: list[ModuleType] = [ptx_jit, jit_cache, no_kernel_image, arch_matrix]
-SHARED = ["cuda.py", "experiment.py", "worker.py", "saxpy.py"]
-"""Code every experiment runs through: a change to it makes every measurement stale."""
+SHARED = ["__main__.py", "cuda.py", "experiment.py", "worker.py", "saxpy.py", "cachedir.py"]
+"""Code every experiment runs through (the runner sets the environment): a change to it makes
+every measurement stale."""
 
 
 def experiment_hash(module: ModuleType) -> str:

@@ -119,3 +119,10 @@ def step_init_only(args: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     Device()
     return {"init_s": time.perf_counter() - t0}
+
+
+def step_compile_only(args: dict[str, Any]) -> dict[str, Any]:
+    """In a fresh process: NVRTC only, no cuInit (a control: does NVRTC touch the JIT cache?)."""
+    t0 = time.perf_counter()
+    compiled = compile_source(SOURCE, "saxpy.cu", args["arch"])
+    return {"compile_s": time.perf_counter() - t0, "kind": compiled.kind}
