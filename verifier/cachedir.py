@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+INDEX = "index"
+
 
 def listing(folder: Path) -> dict[str, tuple[int, int]]:
     """Every file and folder under folder: relative name -> (size, modification time in ns)."""
@@ -26,6 +28,11 @@ def listing(folder: Path) -> dict[str, tuple[int, int]]:
 def files(found: dict[str, tuple[int, int]]) -> dict[str, int]:
     """The files of a listing with their sizes (folders left out)."""
     return {name: size for name, (size, _) in found.items() if not name.endswith("/")}
+
+
+def entries(found: dict[str, tuple[int, int]]) -> set[str]:
+    """The cache's entries: its files other than the index the cache keeps of them."""
+    return {name for name in files(found) if name != INDEX}
 
 
 def describe(found: dict[str, tuple[int, int]]) -> str:

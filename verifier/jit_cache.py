@@ -2,7 +2,8 @@
 
 The seed Q&A's table, measured: for each way, in a fresh CUDA_CACHE_PATH, a first process
 loads and runs the kernel, then the cache folder is listed, then a second process loads it
-again. The cache was used when files appeared (beyond what cuInit alone writes) and the
+again. The cache was used when the load added entries (files other than the index; for
+NVRTC, beyond those NVRTC itself writes, which a process that only compiles shows) and the
 second load was faster. The user's own cache folder is never used: every process gets a
 fresh CUDA_CACHE_PATH (the runner gates every experiment on ~/.nv/ComputeCache not changing).
 Controls: a process that only calls cuInit, and processes that only run NVRTC, show what
@@ -62,18 +63,18 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
         "fatbin_sass_and_ptx": {"how": "data", "image": str(fatbin_both)},
     }
 
-    baseline = 0
     with tempfile.TemporaryDirectory(prefix="jitcache-", dir=workdir) as cache:
         control = spawn("saxpy", "init_only", {}, {"CUDA_CACHE_PATH": cache, "CUDA_CACHE_DISABLE": "0"})
         found = cachedir.listing(Path(cache))
-        baseline = len(cachedir.files(found))
     if not outcome.gate("a process that only calls cuInit starts", control["ok"], failure(control)):
         return outcome
     outcome.add(
-        Result("baseline_cache_files", baseline, "files", "files in a fresh cache after cuInit alone"),
-        Result("baseline_cache_listing", cachedir.describe(found), "", "those files, with their sizes"),
+        Result("init_only_entries", len(cachedir.entries(found)), "entries", "cache entries after cuInit alone"),
+        Result("init_only_cache_listing", cachedir.describe(found), "", "the files after cuInit alone"),
     )
     # Does NVRTC itself write to the cache? A process that only compiles, without cuInit.
+    # What it writes is told apart from what the driver's load writes in the NVRTC cases.
+    nvrtc_wrote: dict[str, set[str]] = {}
     for arch in (real_arch, VIRTUAL_ARCH):
         with tempfile.TemporaryDirectory(prefix="jitcache-", dir=workdir) as cache:
             compiled = spawn(
@@ -82,19 +83,29 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
             found = cachedir.listing(Path(cache))
         if not outcome.gate(f"NVRTC compiles for {arch} in a fresh process", compiled["ok"], failure(compiled)):
             return outcome
-        label = f"a process that only runs NVRTC for {arch} (no cuInit)"
+        nvrtc_wrote[arch] = cachedir.entries(found)
+        label = f"a process that only runs NVRTC for {arch} (no cuInit, no load)"
         outcome.add(
-            Result(f"nvrtc_only_{arch}_cache_files", len(cachedir.files(found)), "files", f"{label}: files it wrote"),
-            Result(f"nvrtc_only_{arch}_cache_listing", cachedir.describe(found), "", f"{label}: those files"),
+            Result(f"nvrtc_only_{arch}_entries", len(nvrtc_wrote[arch]), "entries", f"{label}: cache entries it wrote"),
+            Result(f"nvrtc_only_{arch}_cache_listing", cachedir.describe(found), "", f"{label}: the files"),
         )
+    outcome.add(
+        Result(
+            "nvrtc_writes_cache",
+            any(nvrtc_wrote.values()),
+            "",
+            "does NVRTC, with no driver call at all, write entries into CUDA_CACHE_PATH?",
+        )
+    )
 
     all_ok, problems = True, []
     for case, args in how.items():
         first_s: list[float] = []
         second_s: list[float] = []
-        files: list[int] = []
-        cache_bytes: list[int] = []
+        entries: list[int] = []
+        load_entries: list[int] = []
         listings: list[str] = []
+        written_by_nvrtc = nvrtc_wrote.get(args.get("arch", ""), set()) if args["how"] == "nvrtc" else set()
         for _ in range(repeats):
             with tempfile.TemporaryDirectory(prefix="jitcache-", dir=workdir) as cache:
                 env = {"CUDA_CACHE_PATH": cache, "CUDA_CACHE_DISABLE": "0"}
@@ -108,19 +119,28 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
             if first["ok"] and second["ok"]:
                 first_s.append(first["load_s"])
                 second_s.append(second["load_s"])
-                files.append(len(cachedir.files(found)))
-                cache_bytes.append(sum(cachedir.files(found).values()))
+                entries.append(len(cachedir.entries(found)))
+                load_entries.append(len(cachedir.entries(found) - written_by_nvrtc))
                 listings.append(cachedir.describe(found))
         if not first_s:
             continue
-        new_files = max(files) - baseline
         speedup = statistics.median(first_s) / statistics.median(second_s)
         label = CASES[case]
         outcome.add(
-            Result(f"{case}_cache_files", new_files, "files", f"{label}: files the first load added to a fresh cache"),
-            Result(f"{case}_cache_bytes", max(cache_bytes), "bytes", f"{label}: size of the cache folder after it"),
-            Result(f"{case}_cache_listing", listings[0], "", f"{label}: the files after the first load (first repeat)"),
-            Result(f"{case}_cache_used", new_files > 0, "", f"{label}: did the JIT cache get an entry?"),
+            Result(f"{case}_cache_entries", max(entries), "entries", f"{label}: cache entries after the first process"),
+            Result(
+                f"{case}_load_entries",
+                max(load_entries),
+                "entries",
+                f"{label}: entries the driver's load added (beyond those NVRTC itself writes)",
+            ),
+            Result(f"{case}_cache_listing", listings[0], "", f"{label}: the files after the first process"),
+            Result(
+                f"{case}_cache_used",
+                max(load_entries) > 0,
+                "",
+                f"{label}: did loading it put the driver's JIT output in the cache?",
+            ),
             *timing(f"{case}_first_load", first_s, f"{label}: first load in a fresh cache"),
             *timing(f"{case}_second_load", second_s, f"{label}: second load, same cache, new process"),
             Result(f"{case}_speedup", round(speedup, 2), "×", f"{label}: first load time ÷ second load time (medians)"),

@@ -75,7 +75,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
                 for way, image, way_env in unit:
                     runs[way] = once(image, way_env)
                     if way == "jit_cold_cache":
-                        cache_files = max(cache_files, len(cachedir.files(cachedir.listing(Path(cache)))))
+                        cache_files = max(cache_files, len(cachedir.entries(cachedir.listing(Path(cache)))))
         for way, r in runs.items():
             all_ok &= bool(r["ok"] and r["correct"])
             if r["ok"]:
@@ -83,7 +83,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
                 inits.append(r["init_s"])
     outcome.gate("every timed run loaded and computed correctly", all_ok)
     outcome.gate(
-        "the cold-cache run wrote files into its fresh CUDA_CACHE_PATH", cache_files > 0, f"{cache_files} files"
+        "the cold-cache run wrote entries into its fresh CUDA_CACHE_PATH", cache_files > 0, f"{cache_files} entries"
     )
     labels = {
         "jit_cache_disabled": "first load of the PTX with CUDA_CACHE_DISABLE=1",
