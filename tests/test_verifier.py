@@ -55,12 +55,18 @@ def test_no_gpu_is_one_clear_line_and_a_nonzero_exit() -> None:
     assert run.stderr.startswith("make verify: no usable CUDA GPU on this machine")
 
 
-def test_committed_measurement_was_made_by_the_current_experiment_code() -> None:
+def test_committed_measurements_were_made_by_the_current_experiment_code() -> None:
     from cudagloss.measurement import load_measurement
 
-    m = load_measurement(ROOT / "measurements" / "ptx-jit" / "h200-lent.json")
-    assert m.status == "ok"
-    assert m.code_hash == experiment_hash(ptx_jit), "ptx-jit changed since it ran: run make verify on a GPU node"
+    by_id = {m.ID: m for m in EXPERIMENTS}
+    files = sorted((ROOT / "measurements").glob("*/*.json"))
+    assert {f.parent.name for f in files} == set(by_id), "every experiment has a committed measurement"
+    for path in files:
+        m = load_measurement(path)
+        assert m.status == "ok" and not path.name.endswith(".failed.json"), path
+        assert m.code_hash == experiment_hash(by_id[m.experiment]), (
+            f"{m.experiment} changed since {path.name} was made: run make verify on a GPU node"
+        )
 
 
 def test_fat_binaries_are_built_from_ptx_and_cubins_on_the_cpu() -> None:
