@@ -29,8 +29,8 @@ serve: $(STAMP) ## build and serve the site on 127.0.0.1:8000, reloading on edit
 build: $(STAMP) ## check the terms, then build the site into site/ (mkdocs build --strict)
 	$(BIN)/mkdocs build --strict --site-dir site
 
-check: $(STAMP) ## report every mistake in the term files as path:line:col (TERMS=folder to check another)
-	$(BIN)/cudagloss check $(TERMS)
+check: $(STAMP) ## report every mistake in the term and measurement files as path:line:col (TERMS=folder to check another)
+	$(BIN)/cudagloss check --strict $(TERMS)
 
 test: $(STAMP) ## run the test suite
 	$(BIN)/python -m pytest

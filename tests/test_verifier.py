@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,20 @@ def test_an_unsupported_ptx_version_is_explained_with_both_versions_named() -> N
     )
     assert text.startswith("CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)")
     assert "NVRTC newer than this driver" in text
+
+
+def test_by_default_make_verify_runs_the_experiments_the_terms_cite(tmp_path: Path) -> None:
+    from verifier.__main__ import cited_experiments
+
+    assert cited_experiments(ROOT / "terms") == sorted(m.ID for m in EXPERIMENTS)
+    (tmp_path / "one.yaml").write_text((ROOT / "terms" / "jit-cache.yaml").read_text())
+    assert cited_experiments(tmp_path) == ["jit-cache"]
+    (tmp_path / "two.yaml").write_text("name: [unclosed\n")
+    assert cited_experiments(tmp_path) == "1 term files cannot be read (run make check)"
+
+
+def test_provenance_records_the_ptx_isa_nvrtc_emits() -> None:
+    from verifier.provenance import _nvrtc_ptx_isa
+
+    major, minor = _nvrtc_ptx_isa().split(".")
+    assert major.isdigit() and minor.isdigit()

@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .cuda import Device, nvrtc_version
+from .cuda import CudaError, Device, compile_source, nvrtc_version, ptx_isa_version
 from .experiment import ROOT
 
 
@@ -55,6 +55,15 @@ def _git() -> tuple[str, bool | None]:
         return "unknown", None
 
 
+def _nvrtc_ptx_isa() -> str:
+    """The PTX ISA version this NVRTC writes (the driver must know it to load the PTX)."""
+    try:
+        ptx = compile_source('extern "C" __global__ void k() {}', "isa.cu", "compute_75")
+    except CudaError as exc:
+        return f"unknown ({exc.name})"
+    return ptx_isa_version(ptx.image)
+
+
 def node_name() -> str:
     return os.environ.get("VERIFY_NODE") or platform.node() or "unknown"
 
@@ -66,6 +75,7 @@ def collect(device: Device) -> dict[str, Any]:
         **device.describe(),
         "driver_version": _driver_release(),
         "nvrtc_version": nvrtc_version(),
+        "nvrtc_ptx_isa_version": _nvrtc_ptx_isa(),
         "cuda_bindings_version": _version("cuda-bindings"),
         "cuda_core_version": _version("cuda-core"),
         "python": sys.version.split()[0],

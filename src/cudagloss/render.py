@@ -82,6 +82,7 @@ PROVENANCE_LABELS = {
     "driver_version": "Driver",
     "cuda_driver_version": "CUDA version of the driver",
     "nvrtc_version": "NVRTC",
+    "nvrtc_ptx_isa_version": "PTX ISA that NVRTC emits",
     "cuda_bindings_version": "cuda-bindings",
     "cuda_core_version": "cuda-core",
     "python": "Python",

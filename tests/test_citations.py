@@ -1,0 +1,195 @@
+"""Pages cite measurements: values by name, errors with the command that makes them, stale files.
+
+Each test copies the fixture corpus and writes measurement files with the real format code,
+then runs the real `cudagloss check` (and, where it matters, the real `mkdocs build --strict`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+from cudagloss.catalog import load_catalog
+from cudagloss.cite import result_anchor
+from cudagloss.load import load_corpus
+from cudagloss.measured import format_value, load_measurements
+from cudagloss.measurement import ExperimentInfo, Gate, Measurement, Result, record
+from cudagloss.render import Renderer
+from cudagloss.site import load_glossary
+
+
+def write(
+    folder: Path, node: str = "node-a", status: str = "ok", code_hash: str = "sha256:now", **results: object
+) -> None:
+    record(
+        Measurement(
+            experiment="warp-size",
+            purpose="Read the warp size",
+            code_hash=code_hash,
+            status=status,  # type: ignore[arg-type]
+            provenance={"node": node, "gpu_name": "Example GPU", "recorded_at": "2026-12-01T10:00:00+00:00"},
+            gates=[Gate("readable", status == "ok")],
+            results=[Result(k, v, "threads") for k, v in results.items()],  # type: ignore[arg-type]
+        ),
+        folder,
+    )
+
+
+@pytest.fixture
+def glossary(tmp_path: Path) -> Path:
+    """A copy of the good fixture corpus, with terms/ and an empty measurements/ beside it."""
+    shutil.copytree(FIXTURES / "good", tmp_path / "terms")
+    (tmp_path / "measurements").mkdir()
+    return tmp_path
+
+
+def check(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cudagloss", "check", "terms", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_cited_experiment_never_measured_is_an_error_with_the_command(glossary: Path) -> None:
+    run = check(glossary)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    line = (
+        (glossary / "terms" / "warp.yaml")
+        .read_text()
+        .splitlines()
+        .index('  A warp holds {{ measured("warp-size", "warp_size") }} on every GPU measured.')
+    )
+    assert run.stderr.startswith(
+        f"terms/warp.yaml:{line + 1}:1: body: measured('warp-size', 'warp_size'): "
+        "experiment 'warp-size' has not been measured on any node\n"
+        "    hint: run `make verify EXPERIMENT=warp-size` on a GPU node"
+    )
+
+
+def test_a_misspelt_result_is_an_error_that_suggests_the_right_name(glossary: Path) -> None:
+    write(glossary / "measurements", warp_sise=32, query_median=1.0)
+    run = check(glossary)
+    assert "has no result 'warp_size' (did you mean 'warp_sise'?)" in run.stderr
+    assert "measurements[0].results[0]: experiment 'warp-size' has no result 'warp_size'" in run.stderr
+    assert run.stderr.rstrip().endswith("2 errors found")
+
+
+def test_a_value_from_an_experiment_the_term_does_not_cite_is_an_error(glossary: Path) -> None:
+    warp = glossary / "terms" / "warp.yaml"
+    warp.write_text(warp.read_text().replace('measured("warp-size", "warp_size")', 'measured("warp-sizes", "x")'))
+    write(glossary / "measurements", warp_size=32, query_median=1.0)
+    run = check(glossary)
+    assert "the term does not cite experiment 'warp-sizes' (did you mean 'warp-size'?)" in run.stderr
+    assert "hint: add '- experiment: warp-sizes' under measurements:" in run.stderr
+
+
+def test_measured_values_render_with_a_link_to_their_row(glossary: Path) -> None:
+    write(glossary / "measurements", warp_size=32, query_median=1.5)
+    measurements, problems = load_measurements(glossary / "measurements", glossary)
+    assert problems == []
+    corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
+    md = Renderer(corpus, ROOT / "templates").term_page("warp").markdown
+    anchor = result_anchor("node-a", "warp_size")
+    assert (
+        f'A warp holds [32 threads](../measurements/warp-size.md#{anchor} "Example GPU (node-a), measured 2026-12-01")'
+        in md
+    )
+    assert "Numbers measured on: Example GPU (`node-a`) on 2026-12-01." in md
+
+
+def stale_catalog() -> list[ExperimentInfo]:
+    return [ExperimentInfo("warp-size", "Read the warp size", "sha256:changed", "verifier/warp_size.py")]
+
+
+def test_a_stale_measurement_is_a_warning_at_the_citation(glossary: Path) -> None:
+    write(glossary / "measurements", warp_size=32, query_median=1.0)
+    measurements, _ = load_measurements(glossary / "measurements", glossary, stale_catalog())
+    corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
+    [warning] = corpus.warnings
+    assert warning.warning and warning.path == "terms/warp.yaml"
+    assert "measurements[0].experiment: 'warp-size' on node 'node-a' was measured by older experiment code" in (
+        warning.message
+    )
+    page = Renderer(corpus, ROOT / "templates").measurement_page(corpus.measurements.get("warp-size"))  # type: ignore[arg-type]
+    assert '!!! warning "Stale"' in page.markdown
+
+
+def test_an_unknown_experiment_is_an_error_when_the_catalog_is_known(glossary: Path) -> None:
+    warp = glossary / "terms" / "warp.yaml"
+    warp.write_text(warp.read_text().replace("- experiment: warp-size", "- experiment: warp-sise"))
+    measurements, _ = load_measurements(glossary / "measurements", glossary, stale_catalog())
+    with pytest.raises(Exception) as info:
+        load_corpus(glossary / "terms", glossary, measurements=measurements)
+    assert "no experiment 'warp-sise' (did you mean 'warp-size'?)" in str(info.value)
+
+
+def test_a_failed_run_beside_a_good_one_keeps_the_good_numbers_and_says_so(glossary: Path) -> None:
+    folder = glossary / "measurements"
+    write(folder, warp_size=32, query_median=1.0)
+    write(folder, status="failed", warp_size=64)
+    assert sorted(p.name for p in (folder / "warp-size").iterdir()) == ["node-a.failed.json", "node-a.json"]
+    measurements, _ = load_measurements(folder, glossary)
+    corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
+    renderer = Renderer(corpus, ROOT / "templates")
+    term = renderer.term_page("warp").markdown
+    assert "[32 threads]" in term and "64" not in term
+    assert '!!! failure "The latest run on node-a failed"' in term
+    page = renderer.measurement_page(corpus.measurements.get("warp-size")).markdown  # type: ignore[union-attr,arg-type]
+    assert "Failed gate: readable" in page and "(node-a.failed.json)" not in page
+    assert "[node-a.failed.json](warp-size/node-a.failed.json)" in page
+
+
+def test_a_measurement_file_of_an_unknown_version_is_reported_with_its_path(glossary: Path) -> None:
+    write(glossary / "measurements", warp_size=32, query_median=1.0)
+    path = glossary / "measurements" / "warp-size" / "node-a.json"
+    data = json.loads(path.read_text())
+    data["format_version"] = 99
+    path.write_text(json.dumps(data))
+    run = check(glossary)
+    assert "measurements/warp-size/node-a.json:1:1: measurement format version 99 is not known" in run.stderr
+
+
+def test_a_measurement_under_the_wrong_node_name_is_reported(glossary: Path) -> None:
+    write(glossary / "measurements", warp_size=32, query_median=1.0)
+    folder = glossary / "measurements" / "warp-size"
+    (folder / "node-a.json").rename(folder / "node-b.json")
+    _, problems = load_measurements(glossary / "measurements", glossary)
+    assert [p.message for p in problems] == [
+        "holds experiment 'warp-size' on node 'node-a', not 'warp-size' on 'node-b'"
+    ]
+
+
+def test_values_are_formatted_for_readers() -> None:
+    assert format_value(Result("a", 17.3456, "ms")) == "17.3 ms"
+    assert format_value(Result("a", 237.56, "ms")) == "238 ms"
+    assert format_value(Result("a", 0.2308, "ms")) == "0.231 ms"
+    assert format_value(Result("a", 72.73, "×")) == "72.7×"
+    assert format_value(Result("a", True)) == "yes"
+    assert format_value(Result("a", None, "", "not measured: nvcc is not on PATH")) == "not measured"
+    assert format_value(None) == "not measured"
+
+
+def test_the_catalog_comes_from_the_verifier_registry() -> None:
+    from verifier.registry import EXPERIMENTS, experiment_hash
+
+    catalog = load_catalog(ROOT)
+    assert catalog is not None
+    assert [(e.id, e.code_hash) for e in catalog] == [(m.ID, experiment_hash(m)) for m in EXPERIMENTS]
+    assert all(e.source.startswith("verifier/") and (ROOT / e.source).is_file() for e in catalog)
+
+
+def test_the_repository_terms_cite_measured_values_on_the_five_pages() -> None:
+    corpus = load_glossary(ROOT / "terms", ROOT / "measurements", repo_root=ROOT)
+    assert corpus.warnings == []
+    for slug in ("jit-compilation", "jit-cache", "no-kernel-image", "sass", "ptx"):
+        term = corpus[slug].term
+        assert term.measurements and "measured(" in term.body, slug
