@@ -119,7 +119,7 @@ def test_a_stale_measurement_is_a_warning_at_the_citation(glossary: Path) -> Non
     assert "measurements[0].experiment: 'warp-size' on node 'node-a' was measured by older experiment code" in (
         warning.message
     )
-    page = Renderer(corpus, ROOT / "templates").measurement_page(corpus.measurements.get("warp-size"))  # type: ignore[arg-type]
+    page = Renderer(corpus, ROOT / "templates").measurement_page(corpus.measurements.get("warp-size"))  # type: ignore[union-attr,arg-type]
     assert '!!! warning "Stale"' in page.markdown
 
 
