@@ -82,9 +82,11 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
                 f"{target}_outcome",
                 "runs" if r["ok"] else r["error_name"],
                 "",
-                f"{kind} for {target}: 'runs' or the driver's error" + ("" if r["ok"] else f" ({failure(r)})"),
+                f"{kind} for {target}: 'runs', or the driver's error",
             ),
         )
+        if not r["ok"]:
+            outcome.add(Result(f"{target}_error", failure(r), "", f"{kind} for {target}: the error, with the JIT log"))
         if r["ok"]:
             runs.append(target)
     outcome.add(Result("targets_that_run", ", ".join(runs), "", "every target whose image loaded and ran"))
