@@ -158,3 +158,28 @@ def test_no_generated_page_is_written_into_the_repository(repo_site: Path) -> No
             ["git", "status", "--porcelain", "docs"], cwd=ROOT, capture_output=True, text=True, check=False
         ).stdout
     )
+
+
+@pytest.mark.parametrize("slug", ["jit-compilation", "jit-cache", "no-kernel-image", "sass", "ptx"])
+def test_the_five_pages_show_measured_values_linked_to_their_measurement_rows(repo_site: Path, slug: str) -> None:
+    page = repo_site / "terms" / slug / "index.html"
+    rows = [h for h in parse(page).hrefs if "/measurements/" in h and "#" in h]
+    assert rows, f"{slug} shows no measured value"
+    for href in rows:
+        target, fragment = (page.parent / href).resolve().parent, href.split("#", 1)[1]
+        assert fragment.startswith("h200-lent-") and fragment in parse(target / "index.html").ids
+    assert "Numbers measured on: NVIDIA H200 (<code>h200-lent</code>)" in page.read_text(encoding="utf-8")
+
+
+def test_measurement_pages_carry_provenance_and_the_raw_json(repo_site: Path) -> None:
+    for committed in sorted((ROOT / "measurements").glob("*/*.json")):
+        experiment = committed.parent.name
+        built = repo_site / "measurements" / experiment / committed.name
+        assert built.read_bytes() == committed.read_bytes()
+        html = (repo_site / "measurements" / experiment / "index.html").read_text(encoding="utf-8")
+        assert f'href="{committed.name}"' in html
+        for label in ("GPU", "Compute capability", "Driver", "NVRTC", "Git commit", "Repeats"):
+            assert f"<td>{label}</td>" in html, (experiment, label)
+    index = parse(repo_site / "measurements" / "index.html").hrefs
+    assert {f"{p.name}/" for p in (ROOT / "measurements").iterdir() if p.is_dir()} <= set(index)
+    assert "measurements/" in parse(repo_site / "index.html").nav_hrefs
