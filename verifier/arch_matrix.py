@@ -8,12 +8,11 @@ target this NVRTC cannot compile for is recorded as such, not as a failure of th
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from cudagloss.measurement import Result
 
 from . import saxpy
-from .cuda import CudaError, Device, check, compile_source, supported_archs
+from .cuda import CudaError, Device, compile_source, supported_archs
 from .experiment import Outcome, failure, spawn
 
 ID = "arch-matrix"
@@ -25,27 +24,6 @@ def targets(supported: list[int]) -> list[str]:
     """sm_XX for every real architecture this NVRTC supports, then compute_XX, with the extras."""
     numbers = sorted({*map(str, supported), *EXTRA}, key=lambda n: (int(n.rstrip("af")), n))
     return [f"sm_{n}" for n in numbers] + [f"compute_{n}" for n in numbers]
-
-
-def step_load_each(args: dict[str, Any]) -> dict[str, Any]:
-    """In a fresh process: load and run each image in turn; a failed load does not stop the rest."""
-    device = Device()
-    out: dict[str, Any] = {}
-    for target, path in args["images"].items():
-        try:
-            module, _ = device.load(Path(path).read_bytes())
-        except CudaError as exc:
-            out[target] = {
-                "ok": False,
-                "error_name": exc.name,
-                "error_code": exc.code,
-                "error_message": exc.message,
-                "jit_log": exc.log,
-            }
-            continue
-        out[target] = {"ok": True, **saxpy.run(device, module)}
-        check("cuModuleUnload", device.driver.cuModuleUnload(module))
-    return out
 
 
 def run(device: Device, repeats: int, workdir: Path) -> Outcome:
@@ -62,7 +40,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
         data = compiled.image.rstrip(b"\0 ") + b"\0" if compiled.kind == "ptx" else compiled.image
         path.write_bytes(data)
         images[target] = str(path)
-    found = spawn(ID.replace("-", "_"), "load_each", {"images": images}, {"CUDA_CACHE_DISABLE": "1"})
+    found = spawn("saxpy", "load_each", {"images": images}, {"CUDA_CACHE_DISABLE": "1"})
     if not outcome.gate("the worker process ran", found["ok"], failure(found)):
         return outcome
     wrong = [t for t, r in found.items() if isinstance(r, dict) and r.get("ok") and not r["correct"]]

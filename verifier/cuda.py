@@ -16,6 +16,17 @@ class CudaError(RuntimeError):
         super().__init__(f"{call}: {name} ({code}): {message}")
         self.call, self.name, self.code, self.message, self.log = call, name, code, message, log
 
+    def as_result(self) -> dict[str, Any]:
+        """The error as a step reports it: exact name, number, message and JIT log."""
+        return {
+            "ok": False,
+            "call": self.call,
+            "error_name": self.name,
+            "error_code": self.code,
+            "error_message": self.message,
+            "jit_log": self.log,
+        }
+
 
 def _driver() -> Any:
     from cuda.bindings import driver

@@ -19,7 +19,7 @@ from typing import Any
 from cudagloss.measurement import Result
 
 from . import saxpy
-from .cuda import CudaError, Device, check, compile_source, make_fatbin, supported_archs
+from .cuda import Device, check, compile_source, make_fatbin, supported_archs
 from .experiment import Outcome, failure, spawn
 
 ID = "no-kernel-image"
@@ -52,29 +52,6 @@ def newer_virtual_arch(cc: int, supported: list[int]) -> str | None:
     """The oldest virtual architecture newer than the GPU, if this NVRTC knows one."""
     newer = [a for a in supported if a // 10 > cc // 10]
     return f"compute_{min(newer)}" if newer else None
-
-
-def step_try_loads(args: dict[str, Any]) -> dict[str, Any]:
-    """In a fresh process: try to load each image; record success or the exact error."""
-    device = Device()
-    out: dict[str, Any] = {}
-    for case, path in args["images"].items():
-        try:
-            module, log = device.load(Path(path).read_bytes())
-        except CudaError as exc:
-            out[case] = {
-                "loaded": False,
-                "call": exc.call,
-                "error_name": exc.name,
-                "error_code": exc.code,
-                "error_message": exc.message,
-                "jit_log": exc.log,
-            }
-            continue
-        result = saxpy.run(device, module) if case == "control" else {}
-        check("cuModuleUnload", device.driver.cuModuleUnload(module))
-        out[case] = {"loaded": True, "jit_log": log, **result}
-    return out
 
 
 def _runtime_words(code: int) -> tuple[str, str]:
@@ -146,8 +123,8 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
         Result("newer_virtual_arch", newer, "", "the virtual architecture, newer than the GPU, of the PTX images"),
     )
     found = spawn(
-        ID.replace("-", "_"),
-        "try_loads",
+        "saxpy",
+        "load_each",
         {"images": {k: str(v) for k, v in images.items()}},
         {"CUDA_CACHE_DISABLE": "1"},
     )
@@ -156,15 +133,15 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     ctl = found["control"]
     outcome.gate(
         f"the control (sm_{cc} SASS) loads and computes correctly",
-        ctl["loaded"] and ctl.get("correct", False),
-        "" if ctl["loaded"] else failure({"ok": False, **ctl}),
+        ctl["ok"] and ctl.get("correct", False),
+        "" if ctl["ok"] else failure(ctl),
     )
     for case, label in labels.items():
         if case == "control":
             continue
         r = found[case]
-        outcome.gate(f"{label} is refused", not r["loaded"])
-        if r["loaded"]:
+        outcome.gate(f"{label} is refused", not r["ok"])
+        if r["ok"]:
             continue
         outcome.add(
             Result(f"{case}_call", r["call"], "", f"{label}: the call that failed"),
@@ -174,7 +151,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
             Result(f"{case}_jit_log", r["jit_log"], "", f"{label}: the JIT error log"),
         )
     sass_result = found["sass_other_arch"]
-    if not sass_result["loaded"]:
+    if not sass_result["ok"]:
         name, text = _runtime_words(sass_result["error_code"])
         outcome.add(
             Result("runtime_error_name", name, "", "the CUDA runtime's name for the same error number"),

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cuda import Device, check, compile_source
+from .cuda import CudaError, Device, check, compile_source
 
 KERNEL = "saxpy"
 BLOCK_SIZE = 256
@@ -112,6 +112,22 @@ def step_load_and_run(args: dict[str, Any]) -> dict[str, Any]:
     result = run(device, module)
     check("cuModuleUnload", device.driver.cuModuleUnload(module))
     return {**result, "init_s": init_s, "load_s": load_s, "compile_s": compile_s, "jit_log": log}
+
+
+def step_load_each(args: dict[str, Any]) -> dict[str, Any]:
+    """In a fresh process: load and run each of args['images'] (name -> path) in turn; a
+    failed load is recorded with its exact error and does not stop the rest."""
+    device = Device()
+    out: dict[str, Any] = {}
+    for name, path in args["images"].items():
+        try:
+            module, log = device.load(Path(path).read_bytes())
+        except CudaError as exc:
+            out[name] = exc.as_result()
+            continue
+        out[name] = {"ok": True, "jit_log": log, **run(device, module)}
+        check("cuModuleUnload", device.driver.cuModuleUnload(module))
+    return out
 
 
 def step_init_only(args: dict[str, Any]) -> dict[str, Any]:

@@ -22,14 +22,7 @@ def main(argv: list[str]) -> int:
     try:
         result = {"ok": True, **fn(json.loads(raw))}
     except CudaError as exc:
-        result = {
-            "ok": False,
-            "call": exc.call,
-            "error_name": exc.name,
-            "error_code": exc.code,
-            "error_message": exc.message,
-            "jit_log": exc.log,
-        }
+        result = exc.as_result()
     result["process_s"] = time.perf_counter() - started
     print(json.dumps(result))
     return 0
