@@ -25,7 +25,7 @@ from cudagloss.measurement import Measurement, record
 
 from . import cachedir
 from .cuda import CudaError, Device
-from .experiment import ROOT, StepFailed
+from .experiment import ROOT
 from .registry import EXPERIMENTS, experiment_hash
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_GPU = 0, 1, 2, 3
@@ -127,8 +127,9 @@ def _run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix=f"verify-{module.ID}-") as tmp:
             try:
                 outcome = module.run(device, args.repeats, Path(tmp))
-            except (CudaError, StepFailed, OSError, ValueError) as exc:
+            except Exception as exc:
                 outcome, error = None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
+                print(f"    crashed: {type(exc).__name__}: {exc}", flush=True)
         provenance["duration_s"] = round(time.perf_counter() - started, 3)
         provenance["repeats"] = args.repeats
         if outcome is not None:

@@ -121,6 +121,8 @@ def make_fatbin(entries: list[Compiled], archs: list[str]) -> bytes:
         handle = fatbin.create([], 0)
     except fatbin.nvFatbinError as exc:
         raise CudaError("nvFatbinCreate", type(exc).__name__, -1, str(exc)) from None
+    except RuntimeError as exc:  # libnvfatbin not installed: cuda.bindings cannot find it
+        raise CudaError("nvFatbinCreate", "NVFATBIN_NOT_FOUND", -1, f"libnvfatbin is not available: {exc}") from None
     try:
         for image, arch in zip(entries, archs, strict=True):
             number = arch_number(arch)
