@@ -9,6 +9,8 @@ from .diagnostics import Diagnostic, GlossaryError
 from .load import load_corpus
 from .model import Byline, MeasurementCitation, MeetEntry, Section, Source, Term
 
+__version__ = "0.1.0"
+
 __all__ = [
     "Byline",
     "Diagnostic",
