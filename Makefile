@@ -10,7 +10,7 @@ TERMS  ?= terms
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build check test lint schema verify clean
+.PHONY: help venv serve build check test lint schema verify links clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -44,6 +44,9 @@ schema: $(STAMP) ## regenerate schema/*.json from the model
 
 verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=id for one; ARGS=--list)
 	PYTHONPATH=src:. $(PYTHON) -m verifier $(if $(EXPERIMENT),--experiment $(EXPERIMENT)) $(ARGS)
+
+links: $(STAMP) ## check every source URL, stamp reachable ones in the terms (ARGS=--force, --format json, --no-stamp)
+	$(BIN)/cudagloss links $(TERMS) $(ARGS)
 
 clean: ## remove the built site and caches
 	rm -rf site .pytest_cache .mypy_cache .ruff_cache

@@ -59,6 +59,12 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _links(args: argparse.Namespace) -> int:
+    from .linkrun import main as links_main
+
+    return links_main(args.rest)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cudagloss", description="Tools for the CUDA glossary.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -75,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("--out", default="schema", help="folder to write into (default: schema)")
     schema.add_argument("--check", action="store_true", help="only report whether the files are up to date")
     schema.set_defaults(run=_schema)
+    links = sub.add_parser("links", help="check every source URL and stamp the terms (see `links -h`)", add_help=False)
+    links.add_argument("rest", nargs=argparse.REMAINDER)
+    links.set_defaults(run=_links)
     return parser
 
 

@@ -1,0 +1,164 @@
+"""`make links`: collect every source URL, check each once, report, and stamp the terms.
+
+Exit codes: 0 nothing broken; 1 something broken or invalid; 2 the terms cannot be read;
+4 no network here (every lookup failed): nothing is reported broken and no file changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import hashlib
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from .diagnostics import GlossaryError
+from .linkcheck import CheckerOptions, LinkChecker, looks_offline
+from .links import LinkResult, LinkStatus
+from .model import PENDING
+from .site import load_glossary
+from .stamp import stamp_file
+
+EXIT_OK, EXIT_BROKEN, EXIT_TERMS, EXIT_OFFLINE = 0, 1, 2, 4
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One source of one term: where it is, and when it was last found reachable."""
+
+    url: str
+    path: str
+    file: Path
+    line: int
+    checked_on: dt.date | None
+
+
+def collect(terms: Path, root: Path) -> list[Citation]:
+    corpus = load_glossary(terms, terms.parent / "measurements", repo_root=root)
+    out = []
+    for t in corpus:
+        for i, source in enumerate(t.term.sources):
+            line, _ = t.at(f"sources[{i}].url")
+            day = source.checked_on if source.checked_on != PENDING else None
+            out.append(Citation(source.url, t.path, t.file, line, day))
+    return out
+
+
+def fresh(url: str, citations: list[Citation], today: dt.date, max_age: float) -> bool:
+    """Checked successfully within max_age days by every citation; a per-URL jitter of up to
+    a quarter of max_age spreads re-checks out instead of all expiring on one day."""
+    days = [c.checked_on for c in citations]
+    if not days or any(d is None for d in days):
+        return False
+    jitter = int(hashlib.sha256(url.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF * max_age / 4
+    oldest = min(d for d in days if d is not None)
+    return (today - oldest).days < max_age - jitter
+
+
+def _progress(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        width = 30
+        filled = width * done // max(total, 1)
+        print(f"\r  [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
+
+
+async def _check(urls: list[str], options: CheckerOptions) -> dict[str, LinkResult]:
+    checker = LinkChecker(options)
+    results: dict[str, LinkResult] = {}
+    async with checker._client() as client:
+
+        async def one(url: str) -> None:
+            results[url] = await checker.check(client, url)
+            _progress(len(results), len(urls))
+
+        await asyncio.gather(*(one(u) for u in urls))
+    if urls and sys.stderr.isatty():
+        print(file=sys.stderr)
+    return results
+
+
+def _problem(result: LinkResult) -> bool:
+    return result.status is not LinkStatus.OK or result.soft_404
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cudagloss links", description="Check every source URL and stamp the terms.")
+    parser.add_argument("terms", nargs="?", default="terms")
+    parser.add_argument("--max-age", type=float, default=3.0, help="skip URLs found reachable this many days ago")
+    parser.add_argument("--force", action="store_true", help="check every URL, however recently checked")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--no-stamp", action="store_true", help="report only; change no file")
+    parser.add_argument("--timeout", type=float, default=CheckerOptions.total_timeout, help="seconds per URL")
+    args = parser.parse_args(argv)
+    today = dt.date.today()
+    try:
+        citations = collect(Path(args.terms), Path.cwd())
+    except GlossaryError as exc:
+        print(exc.report(), file=sys.stderr)
+        return EXIT_TERMS
+    by_url: dict[str, list[Citation]] = {}
+    for c in citations:
+        by_url.setdefault(c.url, []).append(c)
+    todo = [u for u, cs in by_url.items() if args.force or not fresh(u, cs, today, args.max_age)]
+    results = asyncio.run(_check(todo, CheckerOptions(total_timeout=args.timeout)))
+    if looks_offline(results):
+        print(
+            f"cudagloss links: no network here (every one of {len(results)} DNS lookups failed); "
+            "nothing was checked or changed",
+            file=sys.stderr,
+        )
+        return EXIT_OFFLINE
+    stamped_files = []
+    if not args.no_stamp:
+        files = sorted({c.file for c in citations})
+        reachable = {u: today for u, r in results.items() if r.status.reachable}
+        for file in files:
+            outcome = stamp_file(file, reachable)
+            if outcome.changed:
+                stamped_files.append(str(file))
+            if outcome.problem:
+                print(f"{file}: not stamped: {outcome.problem}", file=sys.stderr)
+    counts = Counter(r.status.value for r in results.values())
+    failed = any(r.status.fails for r in results.values())
+    if args.format == "json":
+        print(
+            json.dumps(
+                {
+                    "checked": len(results),
+                    "skipped_fresh": len(by_url) - len(todo),
+                    "counts": dict(counts),
+                    "stamped": stamped_files,
+                    "results": [
+                        {
+                            "url": r.url,
+                            "result": r.status.value,
+                            "detail": r.detail,
+                            "http_status": r.http_status,
+                            "final_url": r.final_url,
+                            "chain": [[h.status, h.location] for h in r.chain],
+                            "soft_404": r.soft_404,
+                            "cited_at": [f"{c.path}:{c.line}" for c in by_url[r.url]],
+                        }
+                        for r in results.values()
+                    ],
+                },
+                indent=2,
+            )
+        )
+    else:
+        for url, r in sorted(results.items()):
+            if _problem(r):
+                for c in by_url[url]:
+                    detail = "; ".join(x for x in (r.detail, *r.notes) if x)
+                    print(f"{c.path}:{c.line}: [{r.status.value}] {url}" + (f" ({detail})" if detail else ""))
+        print(f"{'result':<14} count")
+        for status in LinkStatus:
+            print(f"{status.value:<14} {counts.get(status.value, 0)}")
+        print(f"{'skipped':<14} {len(by_url) - len(todo)} (checked within {args.max_age:g} days)")
+        if stamped_files:
+            print(f"stamped {len(stamped_files)} term files")
+    return EXIT_BROKEN if failed else EXIT_OK

@@ -1,0 +1,103 @@
+"""Stamp stage of the link checker: write the date a source was found reachable into its term.
+
+This is the one place a machine edits a file people write, so it edits through a
+round-trip YAML library (ruamel.yaml) and then proves that only stamp lines changed: if
+the re-dumped file differs from the author's anywhere else (an indentation style the
+dumper would normalise, say), the file is left as it was and the problem reported. A
+stamp never moves back, and the write is atomic.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .atomic import write_text_atomic
+
+STAMP_KEYS = ("checked_on", "last_checked_on")
+_INDENTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4))
+
+
+@dataclass(frozen=True)
+class StampOutcome:
+    path: Path
+    changed: bool
+    stamped: int = 0
+    problem: str = ""
+
+
+def _yaml(mapping: int, sequence: int, offset: int) -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 1 << 16
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    return yaml
+
+
+def _dump(yaml: Any, data: Any) -> str:
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _only_stamps_changed(before: str, after: str) -> bool:
+    for line in difflib.ndiff(before.splitlines(), after.splitlines()):
+        if line[:2] in ("+ ", "- ") and line[2:].strip().split(":", 1)[0] not in STAMP_KEYS:
+            return False
+    return True
+
+
+def _as_date(value: object) -> dt.date | None:
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError:
+        return None
+
+
+def _fresh(day: dt.date) -> dt.date:
+    """A new date object: the dumper writes one object used twice as an anchor and an alias,
+    which term files do not allow."""
+    return dt.date.fromordinal(day.toordinal())
+
+
+def stamp_file(path: Path, reachable: Mapping[str, dt.date]) -> StampOutcome:
+    """Set checked_on of every source whose URL is in reachable (URL -> day found reachable),
+    never moving a stamp back; then byline.last_checked_on to the oldest source stamp, once
+    every source has one."""
+    text = path.read_text(encoding="utf-8")
+    yaml = next((_yaml(*i) for i in _INDENTS if _dump(_yaml(*i), _yaml(*i).load(text)) == text), None)
+    if yaml is None:
+        return StampOutcome(path, False, problem="its layout cannot be kept by the YAML round trip; stamp by hand")
+    data = yaml.load(text)
+    stamped = 0
+    dates: list[dt.date | None] = []
+    for source in data.get("sources") or []:
+        day = reachable.get(str(source.get("url", "")))
+        old = _as_date(source.get("checked_on"))
+        if day is not None and (old is None or day > old):
+            source["checked_on"] = _fresh(day)
+            old = day
+            stamped += 1
+        dates.append(old)
+    byline = data.get("byline")
+    if dates and all(dates) and byline is not None:
+        oldest = min(d for d in dates if d is not None)
+        current = _as_date(byline.get("last_checked_on"))
+        if current is None or oldest > current:
+            byline["last_checked_on"] = _fresh(oldest)
+    after = _dump(yaml, data)
+    if after == text:
+        return StampOutcome(path, False)
+    if not _only_stamps_changed(text, after):
+        return StampOutcome(path, False, problem="stamping would change lines other than the stamps; left as it was")
+    write_text_atomic(path, after)
+    return StampOutcome(path, True, stamped)

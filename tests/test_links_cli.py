@@ -1,0 +1,140 @@
+"""`cudagloss links` end to end: terms citing URLs of a real local server, stamped in place.
+
+Stamp tests compare files byte for byte apart from the stamp lines.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ruamel.yaml")
+
+from conftest import FIXTURES
+from cudagloss.stamp import stamp_file
+
+TODAY = dt.date.today().isoformat()
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_HEAD(self) -> None:
+        self.send_response({"/warps": 200, "/unchecked": 404}.get(self.path, 404))
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_HEAD
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture
+def glossary(tmp_path: Path, server: str) -> Path:
+    """The good fixture corpus and its measurements, with warp.yaml's sources on the local server."""
+    shutil.copytree(FIXTURES / "good", tmp_path / "terms")
+    shutil.copytree(FIXTURES / "good-measurements", tmp_path / "measurements")
+    warp = tmp_path / "terms" / "warp.yaml"
+    warp.write_text(
+        warp.read_text()
+        .replace("https://example.com/warps", f"{server}/warps")
+        .replace("https://example.com/unchecked", f"{server}/unchecked")
+    )
+    return tmp_path
+
+
+def links(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cudagloss", "links", "terms", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def changed_lines(before: str, after: str) -> list[tuple[str, str]]:
+    a, b = before.splitlines(), after.splitlines()
+    assert len(a) == len(b), "stamping added or removed lines"
+    return [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+
+
+def test_reachable_sources_are_stamped_and_only_stamp_lines_change(glossary: Path, server: str) -> None:
+    warp = glossary / "terms" / "warp.yaml"
+    before = warp.read_text()
+    run = links(glossary)
+    assert run.returncode == 1, run.stderr  # /unchecked answers 404
+    line = before.splitlines().index(f"    url: {server}/unchecked") + 1
+    assert f"terms/warp.yaml:{line}: [broken] {server}/unchecked (HTTP 404)" in run.stdout
+    assert changed_lines(before, warp.read_text()) == [("    checked_on: 2026-09-01", f"    checked_on: {TODAY}")]
+
+
+def test_a_failure_never_removes_or_moves_back_a_stamp(glossary: Path) -> None:
+    warp = glossary / "terms" / "warp.yaml"
+    text = warp.read_text().replace("/warps", "/now-missing")
+    warp.write_text(text)
+    links(glossary, "--force")
+    assert warp.read_text() == text  # both sources fail: the 2026-09-01 stamp stays
+
+
+def test_recently_checked_urls_are_skipped_unless_forced(glossary: Path) -> None:
+    links(glossary)
+    again = json.loads(links(glossary, "--format", "json").stdout)
+    assert again["skipped_fresh"] >= 1 and all("/warps" not in r["url"] for r in again["results"])
+    forced = json.loads(links(glossary, "--format", "json", "--force").stdout)
+    assert any(r["url"].endswith("/warps") and r["result"] == "ok" for r in forced["results"])
+
+
+def test_no_network_changes_nothing_and_exits_4(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "good", tmp_path / "terms")
+    shutil.copytree(FIXTURES / "good-measurements", tmp_path / "measurements")
+    warp = tmp_path / "terms" / "warp.yaml"
+    warp.write_text(warp.read_text().replace("example.com", "example.invalid"))
+    before = {p: p.read_bytes() for p in (tmp_path / "terms").iterdir()}
+    run = links(tmp_path)
+    assert run.returncode == 4 and len(run.stderr.strip().splitlines()) == 1
+    assert "no network here" in run.stderr
+    assert {p: p.read_bytes() for p in (tmp_path / "terms").iterdir()} == before
+
+
+def test_byline_last_checked_on_follows_the_oldest_source_stamp(tmp_path: Path) -> None:
+    term = tmp_path / "t.yaml"
+    text = (
+        "# a comment that stays\n"
+        "name: t\n"
+        "sources:\n"
+        '  - title: "One"   # inline comment\n'
+        "    url: https://a.example/1\n"
+        "    checked_on: 2026-01-01\n"
+        "  - title: Two\n"
+        "    url: https://a.example/2\n"
+        "byline:\n"
+        "  written_by: 'Ada'\n"
+        "  last_checked_on: pending\n"
+    )
+    term.write_text(text)
+    day = dt.date(2026, 12, 2)
+    outcome = stamp_file(term, {"https://a.example/2": day})
+    assert outcome.changed and outcome.stamped == 1
+    after = term.read_text()
+    assert after == text.replace(
+        "    url: https://a.example/2\n", "    url: https://a.example/2\n    checked_on: 2026-12-02\n"
+    ).replace("  last_checked_on: pending", "  last_checked_on: 2026-01-01")
