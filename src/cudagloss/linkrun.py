@@ -11,12 +11,14 @@ import asyncio
 import datetime as dt
 import hashlib
 import json
+import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import GlossaryError
+from .history import FileHistory, HistoryUnavailable, read_history
 from .linkcheck import CheckerOptions, LinkChecker, looks_offline
 from .links import LinkResult, LinkStatus
 from .model import PENDING
@@ -81,6 +83,24 @@ async def _check(urls: list[str], options: CheckerOptions) -> dict[str, LinkResu
     return results
 
 
+def _history(terms: Path) -> dict[Path, FileHistory]:
+    """Git history of the term files by absolute path; empty (with one line saying why) when
+    there is none to trust, so bylines stay pending rather than wrong."""
+    try:
+        top = Path(
+            subprocess.run(
+                ["git", "rev-parse", "--show-toplevel"], cwd=terms, capture_output=True, text=True, check=True
+            ).stdout.strip()
+        )
+        folder = terms.resolve().relative_to(top).as_posix()
+        return {(top / path).resolve(): h for path, h in read_history(top, folder).items()}
+    except HistoryUnavailable as exc:
+        print(f"cudagloss links: bylines left pending: {exc}", file=sys.stderr)
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        print("cudagloss links: bylines left pending: the terms are not in a git repository", file=sys.stderr)
+    return {}
+
+
 def _problem(result: LinkResult) -> bool:
     return result.status is not LinkStatus.OK or result.soft_404
 
@@ -114,10 +134,19 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OFFLINE
     stamped_files = []
     if not args.no_stamp:
-        files = sorted({c.file for c in citations})
+        terms = Path(args.terms)
+        files = sorted(terms.glob("*.yaml"))
+        files = [f for f in files if not f.name.startswith("_")]
+        history = _history(terms)
         reachable = {u: today for u, r in results.items() if r.status.reachable}
         for file in files:
-            outcome = stamp_file(file, reachable)
+            found = history.get(file.resolve())
+            fill = (
+                {"written_by": found.written_by, "written_on": found.written_on, "reviewed_by": found.reviewed_by}
+                if found
+                else None
+            )
+            outcome = stamp_file(file, reachable, fill)
             if outcome.changed:
                 stamped_files.append(str(file))
             if outcome.problem:

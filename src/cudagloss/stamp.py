@@ -19,7 +19,8 @@ from typing import Any
 
 from .atomic import write_text_atomic
 
-STAMP_KEYS = ("checked_on", "last_checked_on")
+STAMP_KEYS = ("checked_on", "last_checked_on", "written_by", "written_on", "reviewed_by")
+BYLINE_FROM_HISTORY = ("written_by", "written_on", "reviewed_by")
 _INDENTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4))
 
 
@@ -69,10 +70,13 @@ def _fresh(day: dt.date) -> dt.date:
     return dt.date.fromordinal(day.toordinal())
 
 
-def stamp_file(path: Path, reachable: Mapping[str, dt.date]) -> StampOutcome:
+def stamp_file(
+    path: Path, reachable: Mapping[str, dt.date], byline_fill: Mapping[str, str | dt.date | None] | None = None
+) -> StampOutcome:
     """Set checked_on of every source whose URL is in reachable (URL -> day found reachable),
     never moving a stamp back; then byline.last_checked_on to the oldest source stamp, once
-    every source has one."""
+    every source has one; and byline fields still 'pending' from byline_fill (git history).
+    A byline field an author set is never overwritten."""
     text = path.read_text(encoding="utf-8")
     yaml = next((_yaml(*i) for i in _INDENTS if _dump(_yaml(*i), _yaml(*i).load(text)) == text), None)
     if yaml is None:
@@ -94,6 +98,9 @@ def stamp_file(path: Path, reachable: Mapping[str, dt.date]) -> StampOutcome:
         current = _as_date(byline.get("last_checked_on"))
         if current is None or oldest > current:
             byline["last_checked_on"] = _fresh(oldest)
+    for key, value in (byline_fill or {}).items():
+        if byline is not None and value is not None and key in BYLINE_FROM_HISTORY and byline.get(key) == "pending":
+            byline[key] = _fresh(value) if isinstance(value, dt.date) else str(value)
     after = _dump(yaml, data)
     if after == text:
         return StampOutcome(path, False)

@@ -1,0 +1,72 @@
+"""Byline from history: who added each term file and when, and who reviewed it, from git.
+
+One `git log` process reads the history of every term at once (not one process per file),
+oldest commit first. Written by / written on come from the commit that added the file;
+reviewed by from the latest `Reviewed-by:` trailer on a commit that touched it. In a
+shallow clone the history is cut, so the commit that seems to add a file may not be the
+one that did: then nothing is filled in and the caller says why.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_COMMIT, _FIELD = "\x1e", "\x1f"
+
+
+@dataclass
+class FileHistory:
+    written_by: str | None = None
+    written_on: dt.date | None = None
+    reviewed_by: str | None = None
+    touched_by: list[str] = field(default_factory=list)
+
+
+class HistoryUnavailable(Exception):
+    """No usable history: not a git repository, git missing, or a shallow clone."""
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        run = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise HistoryUnavailable(f"git cannot run here ({exc})") from None
+    if run.returncode != 0:
+        raise HistoryUnavailable(run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "git failed")
+    return run.stdout
+
+
+def read_history(root: Path, folder: str = "terms") -> dict[str, FileHistory]:
+    """Each file under folder (path relative to root) with what git says of it."""
+    if _git(root, "rev-parse", "--is-shallow-repository").strip() == "true":
+        raise HistoryUnavailable("this is a shallow clone, so history is cut; run `git fetch --unshallow` first")
+    log = _git(
+        root,
+        "log",
+        "--reverse",
+        "--no-renames",
+        f"--format={_COMMIT}%an{_FIELD}%aI{_FIELD}%(trailers:key=Reviewed-by,valueonly,separator=%x2c)",
+        "--name-status",
+        "--",
+        folder,
+    )
+    files: dict[str, FileHistory] = {}
+    for chunk in log.split(_COMMIT)[1:]:
+        head, _, names = chunk.partition("\n")
+        author, date, reviewers = [*head.split(_FIELD), "", "", ""][:3]
+        day = dt.datetime.fromisoformat(date).date()
+        reviewed = ", ".join(r.strip() for r in reviewers.split(",") if r.strip()) or None
+        for line in names.splitlines():
+            status, _, path = line.partition("\t")
+            if not path:
+                continue
+            record = files.setdefault(path, FileHistory())
+            if status.startswith("A") and record.written_by is None:
+                record.written_by, record.written_on = author, day
+            if reviewed:
+                record.reviewed_by = reviewed
+            record.touched_by.append(author)
+    return files

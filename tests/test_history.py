@@ -1,0 +1,77 @@
+"""Bylines from git history, in a real temporary repository and a real shallow clone of it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cudagloss.history import HistoryUnavailable, read_history
+from cudagloss.stamp import stamp_file
+
+TERM = "name: {name}\nbyline:\n  written_by: {by}\n  reviewed_by: pending\n  written_on: pending\n"
+
+
+def git(repo: Path, *args: str, author: str = "Ada Author", date: str = "2026-10-01T12:00:00+00:00") -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": author,
+        "GIT_AUTHOR_EMAIL": "a@example.invalid",
+        "GIT_COMMITTER_NAME": author,
+        "GIT_COMMITTER_EMAIL": "a@example.invalid",
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_DATE": date,
+    }
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "terms").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "terms" / "a.yaml").write_text(TERM.format(name="a", by="pending"))
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "Add a")
+    (repo / "terms" / "b.yaml").write_text(TERM.format(name="b", by="Set By Hand"))
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "Add b", author="Bo Writer", date="2026-11-02T09:00:00+00:00")
+    (repo / "terms" / "a.yaml").write_text(TERM.format(name="a", by="pending") + "# reviewed\n")
+    git(
+        repo,
+        "commit",
+        "-qam",
+        "Review a\n\nReviewed-by: Cy Reviewer",
+        author="Cy Reviewer",
+        date="2026-11-20T09:00:00+00:00",
+    )
+    return repo
+
+
+def test_one_pass_over_the_log_gives_author_date_and_reviewer(repo: Path) -> None:
+    history = read_history(repo, "terms")
+    a, b = history["terms/a.yaml"], history["terms/b.yaml"]
+    assert (a.written_by, a.written_on, a.reviewed_by) == ("Ada Author", dt.date(2026, 10, 1), "Cy Reviewer")
+    assert (b.written_by, b.written_on, b.reviewed_by) == ("Bo Writer", dt.date(2026, 11, 2), None)
+
+
+def test_pending_fields_are_filled_and_hand_set_ones_kept(repo: Path) -> None:
+    history = read_history(repo, "terms")
+    for name in ("a", "b"):
+        h = history[f"terms/{name}.yaml"]
+        fill = {"written_by": h.written_by, "written_on": h.written_on, "reviewed_by": h.reviewed_by}
+        stamp_file(repo / "terms" / f"{name}.yaml", {}, fill)
+    a = (repo / "terms" / "a.yaml").read_text()
+    b = (repo / "terms" / "b.yaml").read_text()
+    assert "written_by: Ada Author\n  reviewed_by: Cy Reviewer\n  written_on: 2026-10-01\n" in a
+    assert "written_by: Set By Hand\n  reviewed_by: pending\n  written_on: 2026-11-02\n" in b
+
+
+def test_a_shallow_clone_is_refused_rather_than_giving_wrong_dates(repo: Path, tmp_path: Path) -> None:
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow)], check=True)
+    with pytest.raises(HistoryUnavailable, match="shallow clone"):
+        read_history(shallow, "terms")
