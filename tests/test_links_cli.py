@@ -10,7 +10,9 @@ import json
 import shutil
 import subprocess
 import sys
+import signal
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,6 +32,8 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_HEAD(self) -> None:
+        if self.path == "/slow":
+            time.sleep(20)
         self.send_response({"/warps": 200, "/unchecked": 404}.get(self.path, 404))
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", "0")
@@ -138,3 +142,22 @@ def test_byline_last_checked_on_follows_the_oldest_source_stamp(tmp_path: Path) 
     assert after == text.replace(
         "    url: https://a.example/2\n", "    url: https://a.example/2\n    checked_on: 2026-12-02\n"
     ).replace("  last_checked_on: pending", "  last_checked_on: 2026-01-01")
+
+
+def test_ctrl_c_keeps_the_stamps_of_checks_that_finished(glossary: Path) -> None:
+    warp = glossary / "terms" / "warp.yaml"
+    warp.write_text(warp.read_text().replace("/unchecked", "/slow"))
+    before = warp.read_text()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cudagloss", "links", "terms", "--timeout", "60"],
+        cwd=glossary,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)  # /warps answers at once; /slow holds its request for 20 s
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted; stamping the 1 URLs checked so far" in err and "Traceback" not in err
+    assert changed_lines(before, warp.read_text()) == [("    checked_on: 2026-09-01", f"    checked_on: {TODAY}")]

@@ -1,7 +1,8 @@
 """`make links`: collect every source URL, check each once, report, and stamp the terms.
 
 Exit codes: 0 nothing broken; 1 something broken or invalid; 2 the terms cannot be read;
-4 no network here (every lookup failed): nothing is reported broken and no file changes.
+4 no network here (every lookup failed): nothing is reported broken and no file changes;
+130 interrupted (Ctrl-C): the URLs checked by then are stamped, each file written whole.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from .model import PENDING
 from .site import load_glossary
 from .stamp import stamp_file
 
-EXIT_OK, EXIT_BROKEN, EXIT_TERMS, EXIT_OFFLINE = 0, 1, 2, 4
+EXIT_OK, EXIT_BROKEN, EXIT_TERMS, EXIT_OFFLINE, EXIT_INTERRUPTED = 0, 1, 2, 4, 130
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,9 @@ def _progress(done: int, total: int) -> None:
         print(f"\r  [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
 
 
-async def _check(urls: list[str], options: CheckerOptions) -> dict[str, LinkResult]:
+async def _check(urls: list[str], options: CheckerOptions, results: dict[str, LinkResult]) -> None:
+    """Check urls into results as each finishes, so an interrupted run keeps what it found."""
     checker = LinkChecker(options)
-    results: dict[str, LinkResult] = {}
     async with checker._client() as client:
 
         async def one(url: str) -> None:
@@ -80,7 +81,6 @@ async def _check(urls: list[str], options: CheckerOptions) -> dict[str, LinkResu
         await asyncio.gather(*(one(u) for u in urls))
     if urls and sys.stderr.isatty():
         print(file=sys.stderr)
-    return results
 
 
 def _history(terms: Path) -> dict[Path, FileHistory]:
@@ -124,7 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     for c in citations:
         by_url.setdefault(c.url, []).append(c)
     todo = [u for u, cs in by_url.items() if args.force or not fresh(u, cs, today, args.max_age)]
-    results = asyncio.run(_check(todo, CheckerOptions(total_timeout=args.timeout)))
+    results: dict[str, LinkResult] = {}
+    interrupted = False
+    try:
+        asyncio.run(_check(todo, CheckerOptions(total_timeout=args.timeout), results))
+    except KeyboardInterrupt:
+        interrupted = True
+        print(f"\ncudagloss links: interrupted; stamping the {len(results)} URLs checked so far", file=sys.stderr)
     if looks_offline(results):
         print(
             f"cudagloss links: no network here (every one of {len(results)} DNS lookups failed); "
@@ -190,4 +196,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'skipped':<14} {len(by_url) - len(todo)} (checked within {args.max_age:g} days)")
         if stamped_files:
             print(f"stamped {len(stamped_files)} term files")
+    if interrupted:
+        return EXIT_INTERRUPTED
     return EXIT_BROKEN if failed else EXIT_OK
