@@ -8,9 +8,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
+import signal
 import subprocess
 import sys
-import signal
 import threading
 import time
 from collections.abc import Iterator
