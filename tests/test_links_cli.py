@@ -157,7 +157,7 @@ def test_ctrl_c_keeps_the_stamps_of_checks_that_finished(glossary: Path) -> None
     )
     time.sleep(3)  # /warps answers at once; /slow holds its request for 20 s
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert "interrupted; stamping the 1 URLs checked so far" in err and "Traceback" not in err
     assert changed_lines(before, warp.read_text()) == [("    checked_on: 2026-09-01", f"    checked_on: {TODAY}")]
