@@ -1,0 +1,163 @@
+"""Benchmark: our link checker against LinkChecker (PyPI) and linkinator (npm) in the same run.
+
+A local server on 127.0.0.1 serves N distinct URLs, each answering after a fixed added
+latency (every tenth answers 404), plus an index page linking them all for the crawlers.
+Each tool checks them at the same concurrency. Printed: wall time, ratio to ours and to
+the ideal (URLs × latency ÷ concurrency), and whether the verdicts (which URLs are broken)
+agree with the server's truth. Timings are of this machine at this moment; only the
+ratios mean much.
+
+    python bench/links.py [--urls 1000] [--latency 0.05] [--concurrency 32]
+
+Needs `linkchecker` and `linkinator` on PATH or in bench/.tools (make bench-links sets
+that up); a tool that is missing is reported as such, not faked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from cudagloss.linkcheck import CheckerOptions, check_urls  # noqa: E402
+
+TOOLS = ROOT / "bench" / ".tools"
+
+
+def serve(n: int, latency: float) -> tuple[ThreadingHTTPServer, str]:
+    index = "".join(f'<a href="/p/{i}">{i}</a>\n' for i in range(n)).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def answer(self) -> None:
+            if self.path in ("/", "/index.html"):
+                body, status, kind = b"<html><body>" + index + b"</body></html>", 200, "text/html"
+            else:
+                time.sleep(latency)
+                i = int(self.path.rsplit("/", 1)[-1]) if self.path.startswith("/p/") else -1
+                body, status, kind = b"ok", (404 if i % 10 == 9 or i < 0 else 200), "text/plain"
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        do_GET = do_HEAD = answer
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 1024  # the listen backlog; the default of 5 drops connections under load
+
+    httpd = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
+
+
+def tool(name: str) -> str | None:
+    for candidate in (TOOLS / "venv" / "bin" / name, TOOLS / "node_modules" / ".bin" / name):
+        if candidate.exists():
+            return str(candidate)
+    return shutil.which(name)
+
+
+def ours(urls: list[str], concurrency: int) -> set[str]:
+    options = CheckerOptions(concurrency=concurrency, per_host=concurrency, retries=0)
+    return {u for u, r in check_urls(urls, options).items() if r.status.fails}
+
+
+def linkchecker(base: str, concurrency: int) -> set[str] | None:
+    exe = tool("linkchecker")
+    if exe is None:
+        return None
+    run = subprocess.run(
+        [exe, "--no-status", "--no-warnings", "-t", str(concurrency), "-r", "1", "-o", "csv", f"{base}/index.html"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    rows = [line for line in run.stdout.splitlines() if line and not line.startswith("#")]
+    reader = csv.DictReader(io.StringIO("\n".join(rows)), delimiter=";")
+    return {
+        row["urlname"] if row["urlname"].startswith("http") else base + row["urlname"]
+        for row in reader
+        if row.get("valid") == "False"
+    }
+
+
+def linkinator(base: str, concurrency: int) -> set[str] | None:
+    exe = tool("linkinator")
+    if exe is None:
+        return None
+    run = subprocess.run(
+        [exe, f"{base}/index.html", "--concurrency", str(concurrency), "--format", "json", "--timeout", "30000"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        links = json.loads(run.stdout)["links"]
+    except (json.JSONDecodeError, KeyError):
+        print(f"linkinator output not understood: {run.stdout[:300]} {run.stderr[:300]}", file=sys.stderr)
+        return None
+    return {link["url"] for link in links if link["state"] == "BROKEN"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--urls", type=int, default=1000)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--tools", default="cudagloss,LinkChecker,linkinator", help="comma-separated subset to run")
+    args = parser.parse_args()
+    httpd, base = serve(args.urls, args.latency)
+    urls = [f"{base}/p/{i}" for i in range(args.urls)]
+    truth = {u for i, u in enumerate(urls) if i % 10 == 9}
+    ideal = args.urls * args.latency / args.concurrency
+    timings: dict[str, tuple[float, str]] = {}
+    for name, run in (
+        ("cudagloss", lambda: ours(urls, args.concurrency)),
+        ("LinkChecker", lambda: linkchecker(base, args.concurrency)),
+        ("linkinator", lambda: linkinator(base, args.concurrency)),
+    ):
+        if name not in args.tools.split(","):
+            continue
+        started = time.perf_counter()
+        broken = run()
+        wall = time.perf_counter() - started
+        if broken is None:
+            timings[name] = (float("nan"), "not installed")
+            continue
+        broken = {u for u in broken if "/p/" in u}
+        agree = "same verdicts" if broken == truth else f"differs: {len(broken ^ truth)} URLs"
+        timings[name] = (wall, agree)
+    httpd.shutdown()
+    base_wall = timings["cudagloss"][0]
+    print(
+        f"{args.urls} URLs, {args.latency * 1000:g} ms latency, concurrency {args.concurrency}; "
+        f"ideal {ideal:.2f} s; {os.cpu_count()} CPUs"
+    )
+    print(f"{'tool':<12} {'wall s':>8} {'÷ ours':>8} {'÷ ideal':>8}  verdicts")
+    for name, (wall, agree) in timings.items():
+        print(f"{name:<12} {wall:>8.2f} {wall / base_wall:>8.2f} {wall / ideal:>8.2f}  {agree}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
