@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,3 +29,15 @@ def in_root(monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run with the repository root as the working directory (paths print relative to it)."""
     monkeypatch.chdir(ROOT)
     return ROOT
+
+
+def cudagloss(root: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the real `cudagloss` command line in root, as an author would."""
+    return subprocess.run(
+        [sys.executable, "-m", "cudagloss", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )

@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, cudagloss
 from cudagloss.catalog import load_catalog
 from cudagloss.cite import result_anchor
 from cudagloss.load import load_corpus
@@ -50,13 +49,7 @@ def glossary(tmp_path: Path) -> Path:
 
 
 def check(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cudagloss", "check", "terms", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return cudagloss(root, "check", "terms", *args)
 
 
 def test_a_cited_experiment_never_measured_is_an_error_with_the_command(glossary: Path) -> None:

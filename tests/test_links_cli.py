@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("ruamel.yaml")
 
-from conftest import FIXTURES
+from conftest import FIXTURES, cudagloss
 from cudagloss.stamp import stamp_file
 
 TODAY = dt.date.today().isoformat()
@@ -65,14 +65,7 @@ def glossary(tmp_path: Path, server: str) -> Path:
 
 
 def links(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cudagloss", "links", "terms", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    return cudagloss(root, "links", "terms", *args)
 
 
 def changed_lines(before: str, after: str) -> list[tuple[str, str]]:
