@@ -40,7 +40,8 @@ def result_anchor(node: str, name: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", f"{node}-{name}".lower())
 
 
-def _code(text: str) -> str:
+def code_span(text: str) -> str:
+    """Raw text as a Markdown code span, fenced with more backticks than it contains."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -98,7 +99,7 @@ class ValueCiter:
     def link(self, experiment: str, run: NodeRun, result: Result | None, name: str) -> str:
         """One node's value as a Markdown link to its row, with where and when in its title."""
         text = format_value(result)
-        shown = _code(text) if result is not None and isinstance(result.value, str) else text
+        shown = code_span(text) if result is not None and isinstance(result.value, str) else text
         title = f"{run.gpu} ({run.node}), measured {run.recorded_on}"
         if result is not None and result.samples:
             title += f", median of {len(result.samples)} runs"

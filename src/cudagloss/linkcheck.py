@@ -89,7 +89,8 @@ class LinkChecker:
         self._global = asyncio.Semaphore(self.options.concurrency)
         self._hosts: dict[str, asyncio.Semaphore] = {}
 
-    def _client(self) -> Any:
+    def client(self) -> Any:
+        """The httpx client every check of a run shares (no cookies, no environment)."""
         import httpx
 
         o = self.options
@@ -105,7 +106,7 @@ class LinkChecker:
     async def check_all(self, urls: Iterable[str]) -> dict[str, LinkResult]:
         """Each distinct URL checked once, concurrently."""
         unique = list(dict.fromkeys(urls))
-        async with self._client() as client:
+        async with self.client() as client:
             results = await asyncio.gather(*(self.check(client, url) for url in unique))
         return dict(zip(unique, results, strict=True))
 

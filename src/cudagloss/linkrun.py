@@ -72,7 +72,7 @@ def _progress(done: int, total: int) -> None:
 async def _check(urls: list[str], options: CheckerOptions, results: dict[str, LinkResult]) -> None:
     """Check urls into results as each finishes, so an interrupted run keeps what it found."""
     checker = LinkChecker(options)
-    async with checker._client() as client:
+    async with checker.client() as client:
 
         async def one(url: str) -> None:
             results[url] = await checker.check(client, url)

@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from .authortext import body_context, render_author_text
 from .autolink import AutoLinker, LinkTarget
-from .cite import MEASUREMENTS_DIR, ValueCiter, measurement_src_uri, raw_json_src_uri, result_anchor
+from .cite import MEASUREMENTS_DIR, ValueCiter, code_span, measurement_src_uri, raw_json_src_uri, result_anchor
 from .corpus import Corpus, LoadedTerm, index_letter
 from .diagnostics import display_path
 from .markdown_text import link_targets, neutralize_html, plain_text
@@ -106,11 +106,8 @@ def _is_acronym(form: str) -> bool:
 
 
 def _code_span(text: str) -> Markup:
-    """Raw text as a Markdown code span, fenced with more backticks than it contains."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return Markup(f"{ticks}{pad}{text}{pad}{ticks}")
+    """Raw text as a Markdown code span, for templates (already safe Markdown)."""
+    return Markup(code_span(text))
 
 
 def _json_ld(data: dict[str, Any]) -> Markup:
