@@ -10,10 +10,10 @@ TERMS  ?= terms
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build check test lint schema verify links clean
+.PHONY: help venv serve build check test lint schema verify links bench-tools bench-links clean
 
 help: ## list the targets
-	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,22 @@ verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=i
 
 links: $(STAMP) ## check every source URL, stamp reachable ones in the terms (ARGS=--force, --format json, --no-stamp)
 	$(BIN)/cudagloss links $(TERMS) $(ARGS)
+
+# The other link checkers the benchmark compares against, kept out of .venv. Either may fail
+# to install (no npm here, say): the benchmark then reports that tool as not installed.
+TOOLS := bench/.tools
+$(TOOLS)/venv/bin/linkchecker:
+	$(PYTHON) -m venv $(TOOLS)/venv
+	$(TOOLS)/venv/bin/python -m pip install --quiet --disable-pip-version-check LinkChecker==10.6.0
+$(TOOLS)/node_modules/.bin/linkinator:
+	npm install --silent --no-save --prefix $(TOOLS) linkinator@6.3.0
+
+bench-tools: ## install LinkChecker (PyPI) and linkinator (npm) into bench/.tools for the benchmarks
+	-@$(MAKE) --no-print-directory $(TOOLS)/venv/bin/linkchecker
+	-@$(MAKE) --no-print-directory $(TOOLS)/node_modules/.bin/linkinator
+
+bench-links: $(STAMP) bench-tools ## our link checker against LinkChecker and linkinator on 1,000 local URLs (ARGS=--urls N)
+	$(BIN)/python bench/links.py $(ARGS)
 
 clean: ## remove the built site and caches
 	rm -rf site .pytest_cache .mypy_cache .ruff_cache

@@ -23,6 +23,8 @@ from cudagloss.links import LinkStatus
 
 HITS: dict[str, int] = {}
 SEEN_HEADERS: dict[str, dict[str, str]] = {}
+IN_FLIGHT = {"now": 0, "most": 0}
+IN_FLIGHT_LOCK = threading.Lock()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -106,6 +108,20 @@ class Handler(BaseHTTPRequestHandler):
             self.rfile.close()
             self.wfile.close()
             self.connection.close()
+        elif path.startswith("/chain/"):
+            left = int(path.rsplit("/", 1)[1])
+            if left:
+                self._send(302, headers={"Location": f"/chain/{left - 1}"})
+            else:
+                self._send(200, b"end", {"Content-Type": "text/plain"})
+        elif path.startswith("/slow/"):
+            with IN_FLIGHT_LOCK:
+                IN_FLIGHT["now"] += 1
+                IN_FLIGHT["most"] = max(IN_FLIGHT["most"], IN_FLIGHT["now"])
+            time.sleep(0.2)
+            with IN_FLIGHT_LOCK:
+                IN_FLIGHT["now"] -= 1
+            self._send(200, b"ok", {"Content-Type": "text/plain"})
         elif path == "/soft-404":
             self._send(200, b"<html><title>Page Not Found | Example</title></html>", html)
         elif path == "/to-home":
@@ -118,8 +134,11 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 128  # the default listen backlog of 5 would cap the concurrency tests
+
+    httpd = Server(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -242,3 +261,37 @@ def test_no_network_is_detected_instead_of_every_source_broken() -> None:
     results = check_urls(["https://docs.example.invalid/a", "https://blog.example.invalid/b"], FAST)
     assert looks_offline(results)
     assert looks_offline({**results, "ftp://x": one("ftp://x")})  # invalid URLs do not count either way
+
+
+@pytest.mark.parametrize(("hops", "status"), [(5, LinkStatus.REDIRECTED), (6, LinkStatus.BROKEN)])
+def test_redirects_are_followed_up_to_the_bound(server: str, hops: int, status: LinkStatus) -> None:
+    r = one(f"{server}/chain/{hops}", CheckerOptions(max_redirects=5, retries=0))
+    assert r.status is status
+    assert len(r.chain) == min(hops, 6)
+    if status is LinkStatus.BROKEN:
+        assert r.detail == "more than 5 redirects"
+
+
+def _most_in_flight(urls: list[str], options: CheckerOptions) -> int:
+    IN_FLIGHT["most"] = 0
+    results = check_urls(urls, options)
+    assert {r.status for r in results.values()} == {LinkStatus.OK}
+    return IN_FLIGHT["most"]
+
+
+def test_the_per_host_limit_bounds_requests_in_flight(server: str) -> None:
+    urls = [f"{server}/slow/{i}" for i in range(24)]
+    assert _most_in_flight(urls, CheckerOptions(concurrency=32, per_host=3)) == 3
+
+
+def test_the_global_limit_bounds_requests_across_hosts(server: str) -> None:
+    # 127.0.0.1 and localhost are two hosts to the checker and one server here.
+    other = server.replace("127.0.0.1", "localhost")
+    urls = [f"{base}/slow/{i}" for base in (server, other) for i in range(16)]
+    assert _most_in_flight(urls, CheckerOptions(concurrency=5, per_host=4)) == 5
+
+
+def test_a_host_allowed_many_requests_uses_them_all_across_its_pools(server: str) -> None:
+    # More than one pool's worth of connections to one host (POOL_SIZE each): all are used.
+    urls = [f"{server}/slow/{i}" for i in range(40)]
+    assert _most_in_flight(urls, CheckerOptions(concurrency=20, per_host=20)) == 20

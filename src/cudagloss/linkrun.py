@@ -71,11 +71,10 @@ def _progress(done: int, total: int) -> None:
 
 async def _check(urls: list[str], options: CheckerOptions, results: dict[str, LinkResult]) -> None:
     """Check urls into results as each finishes, so an interrupted run keeps what it found."""
-    checker = LinkChecker(options)
-    async with checker.client() as client:
+    async with LinkChecker(options) as checker:
 
         async def one(url: str) -> None:
-            results[url] = await checker.check(client, url)
+            results[url] = await checker.check(url)
             _progress(len(results), len(urls))
 
         await asyncio.gather(*(one(u) for u in urls))
