@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ from cudagloss.linkcheck import CheckerOptions, check_urls  # noqa: E402
 TOOLS = ROOT / "bench" / ".tools"
 
 
-def _serve_forever(n: int, latency: float, port: "multiprocessing.Queue[int]", hits: Any) -> None:
+def _serve_forever(n: int, latency: float, port: multiprocessing.Queue[int], hits: Any) -> None:
     index = "".join(f'<a href="/p/{i}">{i}</a>\n' for i in range(n)).encode()
 
     class Handler(BaseHTTPRequestHandler):
@@ -110,8 +111,7 @@ def linkchecker(base: str, concurrency: int) -> set[str] | None:
     rc = TOOLS / "linkcheckerrc"
     rc.write_text("[checking]\nmaxrequestspersecond=100000\n")
     run = subprocess.run(
-        [exe, "-f", str(rc), "--no-status", "--no-warnings", "-t", str(concurrency), "-r", "1", "-o", "csv"]
-        + [f"{base}/index.html"],
+        [exe, "-f", str(rc), "--no-status", "--no-warnings", "-t", str(concurrency), "-r", "1", "-o", "csv", base],
         capture_output=True,
         text=True,
         check=False,
@@ -155,11 +155,12 @@ def main() -> int:
     truth = {u for i, u in enumerate(urls) if i % 10 == 9}
     ideal = args.urls * args.latency / args.concurrency
     timings: dict[str, tuple[float, str, int]] = {}
-    for name, run in (
+    tools: list[tuple[str, Callable[[], set[str] | None]]] = [
         ("cudagloss", lambda: ours(urls, args.concurrency)),
         ("LinkChecker", lambda: linkchecker(base, args.concurrency)),
         ("linkinator", lambda: linkinator(base, args.concurrency)),
-    ):
+    ]
+    for name, run in tools:
         if name not in args.tools.split(","):
             continue
         hits.value = 0
@@ -180,7 +181,8 @@ def main() -> int:
     )
     print(f"{'tool':<12} {'wall s':>8} {'÷ ours':>8} {'÷ ideal':>8} {'requests':>9}  verdicts")
     for name, (wall, agree, requests) in timings.items():
-        print(f"{name:<12} {wall:>8.2f} {wall / base_wall:>8.2f} {wall / ideal if ideal else float('nan'):>8.2f} {requests:>9}  {agree}")
+        to_ideal = wall / ideal if ideal else float("nan")
+        print(f"{name:<12} {wall:>8.2f} {wall / base_wall:>8.2f} {to_ideal:>8.2f} {requests:>9}  {agree}")
     return 0
 
 
