@@ -2,7 +2,8 @@
 
 MkDocs loads this file by path, outside the normal import path, so it holds no logic of
 its own: it loads and renders the glossary once per build (on_config), hands the pages to
-MkDocs as in-memory files (on_files), and reports author mistakes through a child of the
+MkDocs as in-memory files (on_files), writes the exports into the built site
+(on_post_build), and reports author mistakes through a child of the
 'mkdocs' logger before aborting, so nothing is built from bad input.
 """
 
@@ -15,6 +16,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
 from mkdocs.structure.files import File, Files, InclusionLevel
 
+from cudagloss.atomic import write_text_atomic
 from cudagloss.diagnostics import GlossaryError
 from cudagloss.render import SiteContent
 from cudagloss.site import build_site_content
@@ -61,3 +63,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     for raw in _content.files:
         files.append(File.generated(config, raw.src_uri, content=raw.content))
     return files
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    """glossary.md and llms.txt at the site root: MkDocs would turn a .md file into a page."""
+    assert _content is not None
+    for exported in _content.exports:
+        write_text_atomic(Path(config.site_dir) / exported.src_uri, exported.content)

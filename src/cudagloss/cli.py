@@ -1,4 +1,4 @@
-"""The command line: `cudagloss check terms/` and `cudagloss schema`.
+"""The command line: `cudagloss check terms/`, `new`, `export`, `schema` and `links`.
 
 `check` reads the terms with the measurements they cite (measurements/ beside the terms
 folder) and the verifier's catalog (verifier/ in the working directory), as the site does.
@@ -10,16 +10,40 @@ exit with status 1; nothing here prints a traceback for a user's mistake.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from .atomic import write_text_atomic
-from .diagnostics import GlossaryError, report
+from .diagnostics import Diagnostic, GlossaryError, count, display_path, report
 from .schema import SCHEMAS, schema_text
 from .site import load_glossary
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+
+
+def _escape(text: str, *, prop: bool = False) -> str:
+    """GitHub's workflow-command escaping (properties also escape ':' and ',')."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def github_annotation(d: Diagnostic) -> str:
+    """One diagnostic as a GitHub Actions annotation, shown on the line of the pull request."""
+    kind = "warning" if d.warning else "error"
+    where = f"file={_escape(d.path, prop=True)},line={d.line},col={d.col}"
+    message = f"{d.message}\nhint: {d.hint}" if d.hint else d.message
+    return f"::{kind} {where},title=cudagloss check::{_escape(message)}"
+
+
+def _print_diagnostics(diagnostics: list[Diagnostic], form: str) -> None:
+    if form == "github":
+        for d in sorted(diagnostics):
+            print(github_annotation(d))
+        print(count(diagnostics), file=sys.stderr)
+    else:
+        print(report(diagnostics), file=sys.stderr)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -28,10 +52,10 @@ def _check(args: argparse.Namespace) -> int:
     try:
         corpus = load_glossary(terms, None if args.no_measurements else measurements, repo_root=Path.cwd())
     except GlossaryError as exc:
-        print(exc.report(), file=sys.stderr)
+        _print_diagnostics(exc.diagnostics, args.format)
         return EXIT_ERRORS
     if corpus.warnings:
-        print(report(corpus.warnings), file=sys.stderr)
+        _print_diagnostics(corpus.warnings, args.format)
         if args.strict:
             return EXIT_ERRORS
     if not args.quiet:
@@ -59,6 +83,35 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _new(args: argparse.Namespace) -> int:
+    from .scaffold import new_term
+
+    try:
+        path = new_term(args.name, Path(args.terms), section=args.section, slug=args.slug)
+    except GlossaryError as exc:
+        print(exc.report(), file=sys.stderr)
+        return EXIT_ERRORS
+    print(f"wrote {display_path(path)}: fill it in, then run 'make check' and 'make serve'")
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .export import export_files
+
+    terms = Path(args.terms)
+    try:
+        files = export_files(terms, terms.parent / "measurements", repo_root=Path.cwd(), site_url=args.site_url)
+    except GlossaryError as exc:
+        print(exc.report(), file=sys.stderr)
+        return EXIT_ERRORS
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for exported in files:
+        write_text_atomic(out / exported.src_uri, exported.content)
+        print(f"wrote {display_path(out / exported.src_uri)}")
+    return EXIT_OK
+
+
 def _links(args: argparse.Namespace) -> int:
     from .linkrun import main as links_main
 
@@ -76,7 +129,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--no-measurements", action="store_true", help="check the terms without their measurements")
     check.add_argument("--strict", action="store_true", help="fail on warnings too (e.g. stale measurements)")
+    check.add_argument(
+        "--format",
+        choices=("text", "github"),
+        default="github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text",
+        help="text (path:line:col: message) or github (annotations on the pull request; "
+        "the default inside GitHub Actions)",
+    )
     check.set_defaults(run=_check)
+    new = sub.add_parser("new", help='write terms/<slug>.yaml for a new term: cudagloss new "Fat binary"')
+    new.add_argument("name", help="the term as readers know it")
+    new.add_argument("--terms", default="terms", help="the terms folder (default: terms)")
+    new.add_argument("--section", help="its section's slug (default: the first in _sections.yaml)")
+    new.add_argument("--slug", help="the file name without .yaml (default: made from the name)")
+    new.set_defaults(run=_new)
+    export = sub.add_parser("export", help="write the whole glossary as one Markdown file and an llms.txt")
+    export.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
+    export.add_argument("--out", default="export", help="folder to write into (default: export)")
+    export.add_argument("--site-url", help="the published site's address, for absolute links")
+    export.set_defaults(run=_export)
     schema = sub.add_parser("schema", help="write the JSON Schemas generated from the model")
     schema.add_argument("--out", default="schema", help="folder to write into (default: schema)")
     schema.add_argument("--check", action="store_true", help="only report whether the files are up to date")

@@ -72,6 +72,8 @@ class SiteContent:
     pages: list[GeneratedPage] = field(default_factory=list)
     nav: list[dict[str, Any]] = field(default_factory=list)
     files: list[GeneratedFile] = field(default_factory=list)
+    exports: list[GeneratedFile] = field(default_factory=list)
+    """Files written into the built site as they are, outside MkDocs' pages (glossary.md, llms.txt)."""
 
 
 PROVENANCE_LABELS = {
@@ -121,10 +123,22 @@ def _date(value: object) -> str:
     return value.isoformat() if isinstance(value, dt.date) else PENDING
 
 
-def make_environment(templates_dir: Path) -> jinja2.Environment:
+def _markdown_safe(value: object) -> object:
+    """Output of an export template: ready Markdown as it is, other text with raw HTML
+    neutralised (quotes and ampersands stay readable, unlike HTML escaping)."""
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return neutralize_html(value)
+
+
+def make_environment(templates_dir: Path, *, markdown_files: bool = False) -> jinja2.Environment:
+    """The templates' environment. Pages are HTML-escaped (MkDocs turns them into HTML);
+    markdown_files is for exports read as Markdown text, where escaping would show as
+    entities, so text there only has its raw HTML neutralised."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
-        autoescape=True,
+        autoescape=not markdown_files,
+        finalize=_markdown_safe if markdown_files else None,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -160,6 +174,7 @@ class Renderer:
     ) -> None:
         self.corpus = corpus
         self.repo_url = repo_url.rstrip("/") if repo_url else None
+        self.templates_dir = templates_dir
         self.env = make_environment(templates_dir)
         self.site_name = site_name
         self.site_url = site_url.rstrip("/") + "/" if site_url else None
@@ -222,6 +237,12 @@ class Renderer:
 
     def term_page(self, slug: str) -> GeneratedPage:
         t = self.corpus[slug]
+        markdown = self.env.get_template("term.md.j2").render(self.term_context(slug))
+        return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False)
+
+    def term_context(self, slug: str) -> dict[str, Any]:
+        """What a template needs to show one term, with links relative to its page."""
+        t = self.corpus[slug]
         term = t.term
         uri = term_src_uri(slug)
         own = [s for s in term.related if s in self.corpus]
@@ -269,9 +290,9 @@ class Renderer:
                 "last_checked_on": _date(term.byline.last_checked_on),
             },
             "json_ld": _json_ld(self._term_json_ld(t)),
+            "url": self._url(uri),
         }
-        markdown = self.env.get_template("term.md.j2").render(context)
-        return GeneratedPage(uri, markdown, self._edit_uri(t.file), in_nav=False)
+        return context
 
     def _citation(self, t: LoadedTerm, i: int) -> dict[str, Any]:
         """One cited experiment for the term page's Measured section: its nodes side by side,

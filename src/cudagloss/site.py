@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .catalog import load_catalog
+from .export import Exporter
 from .corpus import Corpus
 from .load import load_corpus
 from .measured import load_measurements
@@ -36,4 +37,6 @@ def build_site_content(
     renderer = Renderer(
         corpus, templates_dir, site_name=site_name, site_url=site_url, repo_root=repo_root, repo_url=repo_url
     )
-    return renderer.site(), corpus
+    content = renderer.site()
+    content.exports = Exporter(renderer).files()
+    return content, corpus

@@ -1,0 +1,130 @@
+"""The `new` stage: a term file for a new term, with every field, ready to fill in.
+
+The file it writes passes `cudagloss check` as it is (an empty term is still a valid
+one), so an author can build and preview before writing a word. It never overwrites: the
+file is created with O_EXCL semantics (a hard link of a finished temporary file), and a
+name that another term already uses, as its name or an alias, is refused too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import unicodedata
+from pathlib import Path
+
+from .diagnostics import Diagnostic, GlossaryError, did_you_mean, display_path
+from .load import MODELINE_PREFIX, SCHEMA_NAME, load_sections, load_term, term_files
+from .model import SLUG_PATTERN
+
+
+def slugify(name: str) -> str:
+    """'Fat binary' -> 'fat-binary', 'cuModuleLoadData()' -> 'cumoduleloaddata'."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+
+
+def question_title(name: str) -> str:
+    """A first guess at the page title, for the author to correct: 'What is a fat binary?'.
+    All-capital words (PTX, JIT) keep their case; the article is a guess from the spelling."""
+    first, _, rest = name.partition(" ")
+    if first.isupper() or any(c.isupper() for c in first[1:]):
+        return f"What is {name}?"
+    shown = first.lower() + (f" {rest}" if rest else "")
+    article = "an" if shown[:1] in "aeiou" else "a"
+    return f"What is {article} {shown}?"
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted scalar."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def term_text(name: str, section: str, sections: list[str]) -> str:
+    """The new file's text: every field of the model, placeholders that pass the checks,
+    and comments that say what goes where."""
+    return f"""{MODELINE_PREFIX}../schema/{SCHEMA_NAME}
+name: {_quoted(name)}
+title: {_quoted(question_title(name))}  # the page title, as a reader's question
+definition: >-
+  One sentence that says what {name} is, shown first on its page and as the hover text
+  of every link to it.
+section: {section}  # one of: {", ".join(sections)}
+aliases: []  # other names readers use; search finds them
+abbreviations: []  # short forms such as JIT
+plurals: []
+error_strings: []  # exact messages a reader may paste into search
+body: |
+  The explanation, in Markdown. A number about a GPU is never typed: cite an experiment
+  under measurements, then show one of its results with measured("experiment-id",
+  "result_name") in double curly braces (AUTHORING.md has an example).
+related: []  # slugs of related terms (file names without .yaml)
+where_you_meet_this: []
+#  - label: the API, tool or message where a reader meets it
+#    link: https://docs.nvidia.com/cuda/  # a URL or a term slug
+#    note: What happens there.
+sources: []
+#  - title: The public page a fact comes from
+#    url: https://docs.nvidia.com/cuda/
+measurements: []
+#  - experiment: ptx-jit  # `make verify ARGS=--list` lists them
+#    note: Why this page cites it.
+byline:  # filled from git history by `make links`; a value set by hand is kept
+  written_by: pending
+  reviewed_by: pending
+  written_on: pending
+  last_checked_on: pending
+"""
+
+
+def _create_exclusive(path: Path, text: str) -> None:
+    """Write path whole, or not at all, and never over an existing file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(tmp, path)  # fails with FileExistsError if the name was taken meanwhile
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | None = None) -> Path:
+    """Create terms/<slug>.yaml for name; GlossaryError says why not, with a hint."""
+    name = " ".join(name.split())
+    shown_folder = display_path(terms)
+    slug = slug or slugify(name)
+    where = f"{shown_folder}/{slug or '?'}.yaml"
+
+    def refuse(message: str, hint: str) -> GlossaryError:
+        return GlossaryError([Diagnostic(where, 1, 1, message, hint)])
+
+    if not name:
+        raise refuse("the term has no name", 'give it one: cudagloss new "Fat binary"')
+    if not re.match(SLUG_PATTERN, slug):
+        raise refuse(f"'{slug}' is not a valid slug", "pass --slug with lower-case letters, digits and dashes")
+    sections_file, sections_shown, diags = load_sections(terms)
+    if sections_file is None:
+        raise GlossaryError(diags)
+    known = [s.slug for s in sections_file.sections]
+    chosen = section or known[0]
+    if chosen not in known:
+        raise refuse(f"unknown section '{chosen}'{did_you_mean(chosen, known)}", f"sections: {', '.join(known)}")
+    path = terms / f"{slug}.yaml"
+    if path.exists():
+        raise refuse("the term already exists; nothing was changed", f"edit {where}, or pass --slug for another file")
+    wanted = name.casefold()
+    for other in term_files(terms):
+        loaded, _ = load_term(other)
+        if loaded is not None and wanted in (form.casefold() for form in loaded.surface_forms):
+            raise refuse(
+                f"'{name}' is already a name or alias of {display_path(other)}",
+                "edit that term, or choose a name readers do not already find there",
+            )
+    try:
+        _create_exclusive(path, term_text(name, chosen, known))
+    except FileExistsError:
+        raise refuse("the term already exists; nothing was changed", f"edit {where}") from None
+    return path

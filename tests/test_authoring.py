@@ -1,0 +1,100 @@
+"""The authoring tools, run as an author runs them: `cudagloss new`, `check --format github`,
+the pre-commit hook definition, and a new term showing up in a real `mkdocs build --strict`."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import FIXTURES, ROOT, cudagloss
+from test_site_build import build, fixture_config
+
+
+@pytest.fixture
+def glossary(tmp_path: Path) -> Path:
+    """A copy of the repository's terms, measurements and verifier catalog to change freely."""
+    for name in ("terms", "measurements", "verifier", "schema"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_new_writes_every_field_and_passes_check(glossary: Path) -> None:
+    run = cudagloss(glossary, "new", "Warp divergence", "--section", "compilation")
+    assert run.returncode == 0, run.stderr
+    assert "wrote terms/warp-divergence.yaml" in run.stdout
+    path = glossary / "terms" / "warp-divergence.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=../schema/term.schema.json\n")
+    data = yaml.safe_load(text)
+    fields = [
+        "name", "title", "definition", "section", "aliases", "abbreviations", "plurals", "error_strings",
+        "body", "related", "where_you_meet_this", "sources", "measurements", "byline",
+    ]  # fmt: skip
+    assert list(data) == fields
+    assert data["name"] == "Warp divergence"
+    assert data["title"] == "What is a warp divergence?"
+    assert data["byline"] == dict.fromkeys(["written_by", "reviewed_by", "written_on", "last_checked_on"], "pending")
+    check = cudagloss(glossary, "check", "--strict", "terms")
+    assert check.returncode == 0, check.stderr
+    assert "9 terms" in check.stdout
+
+
+def test_new_refuses_to_overwrite_and_changes_nothing(glossary: Path) -> None:
+    before = (glossary / "terms" / "fat-binary.yaml").read_bytes()
+    run = cudagloss(glossary, "new", "Fat binary")
+    assert run.returncode == 1
+    assert "terms/fat-binary.yaml:1:1: the term already exists; nothing was changed" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert (glossary / "terms" / "fat-binary.yaml").read_bytes() == before
+    assert not [p for p in (glossary / "terms").iterdir() if p.name.startswith(".")]
+
+
+def test_new_refuses_a_name_another_term_has_as_alias(glossary: Path) -> None:
+    run = cudagloss(glossary, "new", "Native GPU code")
+    assert run.returncode == 1
+    assert "'Native GPU code' is already a name or alias of terms/sass.yaml" in run.stderr
+    assert not (glossary / "terms" / "native-gpu-code.yaml").exists()
+
+
+def test_new_reports_an_unknown_section_with_a_suggestion(glossary: Path) -> None:
+    run = cudagloss(glossary, "new", "Occupancy", "--section", "eror")
+    assert run.returncode == 1
+    assert "unknown section 'eror' (did you mean 'errors'?)" in run.stderr
+    assert "hint: sections: compilation, instruction-sets, errors" in run.stderr
+
+
+def test_a_new_term_appears_in_the_built_site(glossary: Path, tmp_path: Path) -> None:
+    assert cudagloss(glossary, "new", "Occupancy").returncode == 0
+    site = tmp_path / "site"
+    run = build(fixture_config(tmp_path, glossary / "terms", glossary / "measurements"), site)
+    assert run.returncode == 0, run.stderr
+    page = (site / "terms" / "occupancy" / "index.html").read_text(encoding="utf-8")
+    assert "What is an occupancy?" in page
+    assert 'href="terms/occupancy/"' in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_check_prints_github_annotations(tmp_path: Path) -> None:
+    run = cudagloss(ROOT, "check", "--no-measurements", "--format", "github", str(FIXTURES / "broken"))
+    assert run.returncode == 1
+    lines = [line for line in run.stdout.splitlines() if line]
+    assert len(lines) >= 24
+    assert all(line.startswith("::error file=") for line in lines)
+    first = lines[0]
+    assert ",line=" in first and ",col=" in first and ",title=cudagloss check::" in first
+    assert "%0Ahint: " in run.stdout  # the hint rides along on a second line
+    assert "errors found" in run.stderr
+
+
+def test_the_pre_commit_hook_runs_the_strict_check() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = next(h for h in hooks if h["id"] == "cudagloss-check")
+    assert hook["entry"].split()[:3] == ["cudagloss", "check", "--strict"]
+    assert hook["language"] == "python" and hook["pass_filenames"] is False
+    # The entry, run as pre-commit runs it in a repository of terms, fails on a broken term.
+    import re
+
+    assert re.search(hook["files"], "terms/ptx.yaml") and re.search(hook["files"], "measurements/a/b.json")
+    assert not re.search(hook["files"], "src/cudagloss/cli.py")
