@@ -10,7 +10,7 @@ TERMS  ?= terms
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build check test lint schema verify links bench-tools bench-links clean
+.PHONY: help venv serve build check new export test lint schema verify links bench-tools bench-links clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -31,6 +31,14 @@ build: $(STAMP) ## check the terms, then build the site into site/ (mkdocs build
 
 check: $(STAMP) ## report every mistake in the term and measurement files as path:line:col (TERMS=folder to check another)
 	$(BIN)/cudagloss check --strict $(TERMS)
+
+new: $(STAMP) ## write terms/<slug>.yaml for a new term: make new TERM="Fat binary" [SECTION=slug]
+	@# TERM is also the terminal's type in the environment: only a TERM given to make counts.
+	@test "$(origin TERM)" = "command line" || { echo 'usage: make new TERM="Fat binary" [SECTION=compilation]' >&2; exit 2; }
+	$(BIN)/cudagloss new "$(TERM)" --terms $(TERMS) $(if $(SECTION),--section $(SECTION))
+
+export: $(STAMP) ## write the whole glossary as export/glossary.md and export/llms.txt (the site publishes both too)
+	$(BIN)/cudagloss export $(TERMS) --out export
 
 test: $(STAMP) ## run the test suite
 	$(BIN)/python -m pytest
@@ -65,4 +73,4 @@ bench-links: $(STAMP) bench-tools ## our link checker against LinkChecker and li
 	$(BIN)/python bench/links.py $(ARGS)
 
 clean: ## remove the built site and caches
-	rm -rf site .pytest_cache .mypy_cache .ruff_cache
+	rm -rf site export .pytest_cache .mypy_cache .ruff_cache

@@ -3,7 +3,11 @@ the pre-commit hook definition, and a new term showing up in a real `mkdocs buil
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,13 +92,46 @@ def test_check_prints_github_annotations(tmp_path: Path) -> None:
     assert "errors found" in run.stderr
 
 
-def test_the_pre_commit_hook_runs_the_strict_check() -> None:
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=Author", "-c", "user.email=author@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_the_pre_commit_hook_passes_good_terms_and_fails_a_broken_one(glossary: Path, tmp_path: Path) -> None:
+    """The real pre-commit, installing this repository's hook into its own environment."""
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    _git(glossary, "init", "-q")
+    _git(glossary, "add", "-A")
+    _git(glossary, "commit", "-q", "-m", "terms")
+
+    def hook() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "cudagloss-check", "--all-files"],
+            cwd=glossary,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=300,
+        )
+
+    good = hook()
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert re.search(r"check glossary terms and measurements\.+Passed", good.stdout)
+    nvrtc = glossary / "terms" / "nvrtc.yaml"
+    nvrtc.write_text(nvrtc.read_text(encoding="utf-8").replace("section: compilation", "section: compilaton"))
+    _git(glossary, "commit", "-q", "-am", "a typo")
+    bad = hook()
+    assert bad.returncode == 1
+    assert "terms/nvrtc.yaml:7:10: section: no section 'compilaton' (did you mean 'compilation'?)" in bad.stdout
+
+
+def test_the_hook_runs_only_for_glossary_files() -> None:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     hook = next(h for h in hooks if h["id"] == "cudagloss-check")
-    assert hook["entry"].split()[:3] == ["cudagloss", "check", "--strict"]
-    assert hook["language"] == "python" and hook["pass_filenames"] is False
-    # The entry, run as pre-commit runs it in a repository of terms, fails on a broken term.
-    import re
-
     assert re.search(hook["files"], "terms/ptx.yaml") and re.search(hook["files"], "measurements/a/b.json")
     assert not re.search(hook["files"], "src/cudagloss/cli.py")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, cudagloss
 from sitecheck import broken_links, internal_target, parse
 
 MKDOCS = [sys.executable, "-m", "mkdocs"]
@@ -183,3 +183,28 @@ def test_measurement_pages_carry_provenance_and_the_raw_json(repo_site: Path) ->
     index = parse(repo_site / "measurements" / "index.html").hrefs
     assert {f"{p.name}/" for p in (ROOT / "measurements").iterdir() if p.is_dir()} <= set(index)
     assert "measurements/" in parse(repo_site / "index.html").nav_hrefs
+
+
+def test_the_site_publishes_the_whole_glossary_as_markdown_and_an_llms_txt(repo_site: Path) -> None:
+    glossary = (repo_site / "glossary.md").read_text(encoding="utf-8")
+    llms = (repo_site / "llms.txt").read_text(encoding="utf-8")
+    for slug in REPO_TERMS:
+        assert f'<a id="{slug}"></a>' in glossary
+        assert f"](terms/{slug}/)" in llms
+    # Links between terms are anchors of the one file; every anchor exists.
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', glossary))
+    assert set(re.findall(r"\]\(#([^)\s]+)", glossary)) <= anchors
+    # Measured values keep their provenance and point at pages the site has.
+    assert re.search(r'\[1056 blocks\]\(measurements/ptx-jit/#h200-lent-grid "NVIDIA H200 \(h200-lent\)', glossary)
+    for target in set(re.findall(r"\]\((measurements/[^)#\s]+|terms/[^)#\s]+)", glossary + llms)):
+        assert (repo_site / target / "index.html").is_file(), target
+    assert llms.startswith("# CUDA Glossary\n\n> ")
+    assert "](glossary.md)" in llms
+    assert "&#34;" not in llms + glossary and "&#39;" not in llms + glossary  # Markdown, not HTML-escaped
+
+
+def test_cudagloss_export_writes_the_same_files_as_the_site(repo_site: Path, tmp_path: Path) -> None:
+    run = cudagloss(ROOT, "export", "--out", str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    for name in ("glossary.md", "llms.txt"):
+        assert (tmp_path / name).read_text(encoding="utf-8") == (repo_site / name).read_text(encoding="utf-8")

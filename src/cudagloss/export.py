@@ -52,7 +52,7 @@ class Exporter:
             if "://" in link or link.startswith(("#", "mailto:")):
                 return link
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(from_uri), link))
-            path, _, anchor = resolved.partition("#")
+            path = resolved.partition("#")[0]
             directory, name = posixpath.split(path)
             if directory == TERMS_DIR and name.endswith(".md") and name[: -len(".md")] in self.renderer.corpus:
                 return f"#{name[: -len('.md')]}"

@@ -105,7 +105,7 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
         raise refuse("the term has no name", 'give it one: cudagloss new "Fat binary"')
     if not re.match(SLUG_PATTERN, slug):
         raise refuse(f"'{slug}' is not a valid slug", "pass --slug with lower-case letters, digits and dashes")
-    sections_file, sections_shown, diags = load_sections(terms)
+    sections_file, _, diags = load_sections(terms)
     if sections_file is None:
         raise GlossaryError(diags)
     known = [s.slug for s in sections_file.sections]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .catalog import load_catalog
-from .export import Exporter
 from .corpus import Corpus
+from .export import Exporter
 from .load import load_corpus
 from .measured import load_measurements
 from .render import Renderer, SiteContent
