@@ -1,0 +1,91 @@
+"""`mkdocs serve` (what `make serve` runs) picks up edits without a restart.
+
+A real server on a free port serves a copy of the repository's glossary; the test edits a
+term, a template and a measurement file in turn and waits for each change to be served.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.error import URLError
+from urllib.request import urlopen
+
+import pytest
+
+from conftest import ROOT
+
+WAIT_S = 60.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """A copy of the glossary under `mkdocs serve`; yields (copy, base URL)."""
+    for name in ("terms", "templates", "measurements", "verifier", "docs", "site_hooks", "schema"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").replace("  - src/cudagloss\n", "")
+    (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}", "--livereload"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        _wait_for(lambda text: "What is NVRTC?" in text, base + "terms/nvrtc/", server)
+        yield tmp_path, base
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _get(url: str) -> str:
+    try:
+        with urlopen(url, timeout=5) as response:
+            return str(response.read().decode("utf-8"))
+    except (URLError, ConnectionError, TimeoutError):
+        return ""
+
+
+def _wait_for(ready: Callable[[str], bool], url: str, server: subprocess.Popen[str] | None = None) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        if server is not None and server.poll() is not None:
+            pytest.fail(f"mkdocs serve exited: {server.stderr.read() if server.stderr else ''}")
+        if ready(_get(url)):
+            return
+        time.sleep(0.2)
+    pytest.fail(f"{url} did not change within {WAIT_S:g} s")
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_serve_picks_up_edits_to_terms_templates_and_measurements(served: tuple[Path, str]) -> None:
+    root, base = served
+    page = base + "terms/nvrtc/"
+    _edit(root / "terms" / "nvrtc.yaml", "NVIDIA's runtime compilation library", "NVIDIA's run-time compiler library")
+    _wait_for(lambda text: "run-time compiler library" in text, page)
+    _edit(root / "templates" / "term.md.j2", "## Related terms", "## Related terms (edited)")
+    _wait_for(lambda text: "Related terms (edited)" in text, page)
+    _edit(root / "measurements" / "ptx-jit" / "h200-lent.json", '"value": 1056,', '"value": 1057,')
+    _wait_for(lambda text: "1057 blocks" in text, base + "terms/jit-compilation/")
