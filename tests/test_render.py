@@ -38,7 +38,9 @@ def test_page_anatomy_order(in_root: Path) -> None:
         ("##", "Sources"),
         ("##", "Byline"),
     ]
-    assert md.split("\n")[2] == "One thread's position within its warp, from 0 to 31."
+    assert md.startswith("---\nsearch:\n  boost: 2\n---\n")  # front matter: terms rank first in search
+    after_title = md.split("# What is a lane?\n\n", 1)[1]
+    assert after_title.split("\n")[0] == "One thread's position within its warp, from 0 to 31."
     assert "Nothing on this page has been measured yet." in md
     assert "No sources cited yet." in md
     assert "Written by: pending.\nReviewed by: pending.\nWritten on: pending.\nLast checked on: pending." in md
