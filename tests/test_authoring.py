@@ -135,3 +135,16 @@ def test_the_hook_runs_only_for_glossary_files() -> None:
     hook = next(h for h in hooks if h["id"] == "cudagloss-check")
     assert re.search(hook["files"], "terms/ptx.yaml") and re.search(hook["files"], "measurements/a/b.json")
     assert not re.search(hook["files"], "src/cudagloss/cli.py")
+
+
+def test_values_lists_what_a_body_can_cite_with_the_call_to_write(glossary: Path) -> None:
+    run = cudagloss(glossary, "values", "ptx-jit")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("ptx-jit: ")
+    grid = next(line for line in lines if '"grid"' in line)
+    measured = yaml.safe_load((glossary / "measurements" / "ptx-jit" / "h200-lent.json").read_text(encoding="utf-8"))
+    value = next(r["value"] for r in measured["results"] if r["name"] == "grid")
+    assert grid.strip() == f'{{{{ measured("ptx-jit", "grid") }}}}  {value} blocks (h200-lent)'
+    wrong = cudagloss(glossary, "values", "ptx-jt")
+    assert wrong.returncode == 1 and "no experiment 'ptx-jt' (did you mean 'ptx-jit'?)" in wrong.stderr

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .atomic import write_text_atomic
-from .diagnostics import Diagnostic, GlossaryError, count, display_path, report
+from .diagnostics import Diagnostic, GlossaryError, count, did_you_mean, display_path, report
 from .schema import SCHEMAS, schema_text
 from .site import load_glossary
 
@@ -112,6 +112,31 @@ def _export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _values(args: argparse.Namespace) -> int:
+    """What a body can cite: experiments, and each one's results with their values."""
+    from .catalog import load_catalog
+    from .measured import format_value, load_measurements, verify_command
+
+    root = Path.cwd()
+    measurements, diags = load_measurements(Path(args.measurements), root, load_catalog(root))
+    if [d for d in diags if not d.warning]:
+        print(report(diags), file=sys.stderr)
+        return EXIT_ERRORS
+    records = [r for r in measurements if args.experiment in (None, r.id)]
+    if args.experiment and not records:
+        known = [r.id for r in measurements]
+        print(f"no experiment '{args.experiment}'{did_you_mean(args.experiment, known)}", file=sys.stderr)
+        return EXIT_ERRORS
+    for record in records:
+        print(f"{record.id}: {record.purpose}")
+        if not record.measured:
+            print(f"  not measured yet: run `{verify_command(record.id)}` on a GPU node")
+        for name in record.result_names():
+            shown = " / ".join(f"{format_value(result)} ({run.node})" for run, result in record.values(name))
+            print(f'  {{{{ measured("{record.id}", "{name}") }}}}  {shown}')
+    return EXIT_OK
+
+
 def _links(args: argparse.Namespace) -> int:
     from .linkrun import main as links_main
 
@@ -143,6 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--section", help="its section's slug (default: the first in _sections.yaml)")
     new.add_argument("--slug", help="the file name without .yaml (default: made from the name)")
     new.set_defaults(run=_new)
+    values = sub.add_parser("values", help="list the measured values a term body can cite, with how to cite each")
+    values.add_argument("experiment", nargs="?", help="one experiment's id (default: all)")
+    values.add_argument("--measurements", default="measurements", help="the measurements folder")
+    values.set_defaults(run=_values)
     export = sub.add_parser("export", help="write the whole glossary as one Markdown file and an llms.txt")
     export.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
     export.add_argument("--out", default="export", help="folder to write into (default: export)")
@@ -165,6 +194,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `cudagloss values | head`: the reader left, which is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 if __name__ == "__main__":
