@@ -8,12 +8,11 @@ name that another term already uses, as its name or an alias, is refused too.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import unicodedata
 from pathlib import Path
 
+from .atomic import create_text_exclusive
 from .diagnostics import Diagnostic, GlossaryError, did_you_mean, display_path
 from .load import MODELINE_PREFIX, SCHEMA_NAME, load_sections, load_term, term_files
 from .model import SLUG_PATTERN
@@ -78,19 +77,6 @@ byline:  # filled from git history by `make links`; a value set by hand is kept
 """
 
 
-def _create_exclusive(path: Path, text: str) -> None:
-    """Write path whole, or not at all, and never over an existing file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.link(tmp, path)  # fails with FileExistsError if the name was taken meanwhile
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-
-
 def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | None = None) -> Path:
     """Create terms/<slug>.yaml for name; GlossaryError says why not, with a hint."""
     name = " ".join(name.split())
@@ -124,7 +110,7 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
                 "edit that term, or choose a name readers do not already find there",
             )
     try:
-        _create_exclusive(path, term_text(name, chosen, known))
+        create_text_exclusive(path, term_text(name, chosen, known))
     except FileExistsError:
         raise refuse("the term already exists; nothing was changed", f"edit {where}") from None
     return path
