@@ -135,3 +135,29 @@ def test_provenance_records_the_ptx_isa_nvrtc_emits() -> None:
 
     major, minor = _nvrtc_ptx_isa().split(".")
     assert major.isdigit() and minor.isdigit()
+
+
+@pytest.mark.parametrize("how", ["exec", "fork"])
+def test_a_step_runs_in_a_fresh_process_either_way_and_its_phases_are_recorded(
+    how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NVRTC needs no GPU, so the compile-only step runs here: in an exec'd interpreter and in
+    a child of the zygote, with the step's own environment, its result and phase times back."""
+    from verifier import experiment
+
+    monkeypatch.setattr(experiment, "SPAWN", how)
+    monkeypatch.setattr(experiment, "LEDGER", [])
+    result = experiment.spawn("saxpy", "compile_only", {"arch": "compute_75"}, {"CUDA_CACHE_PATH": str(tmp_path)})
+    assert result["ok"] and result["kind"] == "ptx"
+    assert result["compile_s"] > 0
+    [entry] = experiment.LEDGER
+    assert entry["step"] == "compile_only" and entry["wall_s"] > entry["compile_s"] > 0
+    assert all(entry[k] >= 0 for k in ("start_s", "import_s", "exit_s", "other_step_s"))
+
+
+def test_a_zygote_child_that_dies_is_a_step_failure_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verifier import experiment
+
+    monkeypatch.setattr(experiment, "SPAWN", "fork")
+    with pytest.raises(experiment.StepFailed, match="no_such_step"):
+        experiment.spawn("saxpy", "no_such_step", {}, {}, timeout=60)

@@ -13,6 +13,7 @@ written beside the last good file); 2 usage; 3 no GPU (or no cuda-python) here.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -20,12 +21,14 @@ import time
 import traceback
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+from cudagloss.atomic import write_text_atomic
 from cudagloss.measurement import Measurement, record
 
 from . import cachedir
 from .cuda import CudaError, Device
-from .experiment import ROOT
+from .experiment import LEDGER, ROOT, SPAWN
 from .registry import EXPERIMENTS, experiment_hash
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_GPU = 0, 1, 2, 3
@@ -88,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--terms", default=str(ROOT / "terms"), help="terms folder whose citations choose (default)")
     parser.add_argument("--repeats", type=int, default=5, help="fresh-process repeats per timing (default 5)")
     parser.add_argument("--out", default=str(ROOT / "measurements"), help="measurements folder")
+    parser.add_argument("--timing", help="also write where the time went (per experiment and phase) to this JSON file")
     args = parser.parse_args(argv)
     if args.list:
         cited = cited_experiments(Path(args.terms))
@@ -119,9 +123,11 @@ def _run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
 
     failed = 0
     started_all = time.perf_counter()
+    timings: dict[str, dict[str, float]] = {}
     for i, module in enumerate(chosen, 1):
         print(f"[{i}/{len(chosen)}] {module.ID}: {module.PURPOSE}", flush=True)
         started = time.perf_counter()
+        first_process = len(LEDGER)
         provenance = collect(device)
         error = None
         with tempfile.TemporaryDirectory(prefix=f"verify-{module.ID}-") as tmp:
@@ -154,9 +160,44 @@ def _run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         for gate in gates:
             print(f"    {'pass' if gate.passed else 'FAIL'}  {gate.name}  {gate.detail}".rstrip())
         print(f"    -> {path} ({provenance['duration_s']} s)" + ("" if ok else "  FAILED"), flush=True)
+        timings[module.ID] = phase_totals(LEDGER[first_process:], provenance["duration_s"])
+        print(f"    time: {describe_phases(timings[module.ID])}", flush=True)
         failed += not ok
-    print(f"{len(chosen) - failed} of {len(chosen)} experiments passed in {time.perf_counter() - started_all:.1f} s")
+    total = time.perf_counter() - started_all
+    print(f"{len(chosen) - failed} of {len(chosen)} experiments passed in {total:.1f} s")
+    if args.timing:
+        report = {"spawn": SPAWN, "repeats": args.repeats, "total_s": round(total, 3), "experiments": timings}
+        write_text_atomic(Path(args.timing), json.dumps(report, indent=2) + "\n")
     return EXIT_FAILED if failed else EXIT_OK
+
+
+PHASES = ("start_s", "import_s", "init_s", "compile_s", "load_s", "run_s", "other_step_s", "exit_s")
+PHASE_LABELS = {
+    "start_s": "process start",
+    "import_s": "imports",
+    "init_s": "cuInit+context",
+    "compile_s": "compile",
+    "load_s": "load",
+    "run_s": "run",
+    "other_step_s": "other",
+    "exit_s": "process exit",
+    "runner_s": "in the runner",
+}
+
+
+def phase_totals(entries: list[dict[str, Any]], duration_s: float) -> dict[str, float]:
+    """Seconds per phase over an experiment's fresh processes, plus what the runner itself
+    spent (building images, listing caches) outside them."""
+    totals = {phase: round(sum(e[phase] for e in entries), 3) for phase in PHASES}
+    totals["runner_s"] = round(max(0.0, duration_s - sum(e["wall_s"] for e in entries)), 3)
+    totals["processes"] = len(entries)
+    totals["wall_s"] = duration_s
+    return totals
+
+
+def describe_phases(totals: dict[str, float]) -> str:
+    parts = [f"{PHASE_LABELS[k]} {totals[k]:.1f} s" for k in (*PHASES, "runner_s") if totals[k] >= 0.05]
+    return f"{int(totals['processes'])} processes; " + ", ".join(parts)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,63 @@
+"""What the benchmarks share: where results go, what machine they ran on, and the table.
+
+Each benchmark prints its own figures and also writes bench/results/<name>.json (atomic).
+`python bench/report.py` turns the latest of those into bench/RESULTS.md, the table the
+README links to, so a figure is never copied by hand.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
+sys.path.insert(0, str(ROOT / "src"))
+
+from cudagloss.atomic import write_text_atomic  # noqa: E402
+
+
+def machine() -> str:
+    """'2 CPUs, Linux 6.1 x86_64, Python 3.11.7' and the CPU model where Linux says it."""
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cpus = f"{os.cpu_count()} CPUs" + (f" ({model})" if model else "")
+    return f"{cpus}, {platform.system()} {platform.release()} {platform.machine()}, Python {platform.python_version()}"
+
+
+def git_commit() -> str:
+    run = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
+    return run.stdout.strip() or os.environ.get("VERIFY_GIT_COMMIT", "")[:7] or "unknown"
+
+
+def save(name: str, rows: list[dict[str, Any]], *, notes: str = "", where: str | None = None) -> Path:
+    """Write bench/results/<name>.json: the rows (each: what, figure, target, met), with
+    the date, machine and commit."""
+    data = {
+        "benchmark": name,
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": where or machine(),
+        "commit": git_commit(),
+        "rows": rows,
+        "notes": notes,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def row(what: str, figure: str, target: str = "", met: bool | None = None) -> dict[str, Any]:
+    return {"what": what, "figure": figure, "target": target, "met": met}
