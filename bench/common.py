@@ -38,8 +38,11 @@ def machine() -> str:
 
 
 def git_commit() -> str:
+    """VERIFY_GIT_COMMIT where set (a copy on a GPU node may carry a stale .git), else git's."""
+    if os.environ.get("VERIFY_GIT_COMMIT"):
+        return os.environ["VERIFY_GIT_COMMIT"][:7]
     run = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False)
-    return run.stdout.strip() or os.environ.get("VERIFY_GIT_COMMIT", "")[:7] or "unknown"
+    return run.stdout.strip() or "unknown"
 
 
 def save(name: str, rows: list[dict[str, Any]], *, notes: str = "", where: str | None = None) -> Path:
