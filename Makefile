@@ -10,7 +10,7 @@ TERMS  ?= terms
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build check new export test lint schema verify links bench-tools bench-links clean
+.PHONY: help venv serve build check new export test lint schema verify links bench bench-tools bench-links clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -68,6 +68,12 @@ $(TOOLS)/node_modules/.bin/linkinator:
 bench-tools: ## install LinkChecker (PyPI) and linkinator (npm) into bench/.tools for the benchmarks
 	-@$(MAKE) --no-print-directory $(TOOLS)/venv/bin/linkchecker
 	-@$(MAKE) --no-print-directory $(TOOLS)/node_modules/.bin/linkinator
+
+bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only where there is a GPU) and write bench/RESULTS.md
+	$(BIN)/python bench/links.py
+	$(BIN)/python bench/byline.py
+	PYTHONPATH=src:. $(PYTHON) bench/verify.py || test $$? -eq 3
+	$(BIN)/python bench/report.py
 
 bench-links: $(STAMP) bench-tools ## our link checker against LinkChecker and linkinator on 1,000 local URLs (ARGS=--urls N)
 	$(BIN)/python bench/links.py $(ARGS)

@@ -38,6 +38,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from cudagloss.linkcheck import CheckerOptions, check_urls  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from common import row, save  # noqa: E402
+
 TOOLS = ROOT / "bench" / ".tools"
 
 
@@ -183,6 +186,21 @@ def main() -> int:
     for name, (wall, agree, requests) in timings.items():
         to_ideal = wall / ideal if ideal else float("nan")
         print(f"{name:<12} {wall:>8.2f} {wall / base_wall:>8.2f} {to_ideal:>8.2f} {requests:>9}  {agree}")
+    rows = [
+        row(
+            f"ours: {args.urls} URLs, {args.latency * 1000:g} ms, {args.concurrency} in flight",
+            f"{base_wall:.2f} s, {base_wall / ideal:.2f}× ideal ({ideal:.2f} s)",
+            "≤ 1.2× ideal",
+            base_wall / ideal <= 1.2,
+        )
+    ]
+    for name, (wall, agree, _) in timings.items():
+        if name != "cudagloss":
+            faster = wall / base_wall
+            rows.append(
+                row(f"{name} ÷ ours", f"{faster:.2f}× ({agree})", "≥ 3×", faster >= 3 if wall == wall else None)
+            )
+    save("links", rows)
     return 0
 
 

@@ -154,3 +154,25 @@ def test_ctrl_c_keeps_the_stamps_of_checks_that_finished(glossary: Path) -> None
     assert proc.returncode == 130, err
     assert "interrupted; stamping the 1 URLs checked so far" in err and "Traceback" not in err
     assert changed_lines(before, warp.read_text()) == [("    checked_on: 2026-09-01", f"    checked_on: {TODAY}")]
+
+
+def test_the_quick_look_skips_only_files_the_round_trip_would_leave_alone(tmp_path: Path) -> None:
+    """stamp_file looks at the text before the slow round trip; each case it must not skip."""
+    base = (
+        "name: t\nsources:\n  - title: One\n    url: https://a.example/1\n{stamp}"
+        "byline:\n  written_by: {who}\n  last_checked_on: pending\n"
+    )
+    term = tmp_path / "t.yaml"
+    # Every source stamped, the byline's date still pending: filled without any new check.
+    term.write_text(base.format(stamp="    checked_on: 2026-01-01\n", who="Ada"))
+    assert stamp_file(term, {}).changed
+    assert "last_checked_on: 2026-01-01" in term.read_text()
+    # A pending field that history can fill.
+    term.write_text(base.format(stamp="", who="pending"))
+    assert stamp_file(term, {}, {"written_by": "Ada Author"}).changed
+    assert "written_by: Ada Author" in term.read_text()
+    # Nothing to do: unchecked source, nothing fillable, no reachable URL of its own.
+    text = base.format(stamp="", who="Ada")
+    term.write_text(text)
+    assert not stamp_file(term, {"https://other.example/": dt.date(2026, 12, 2)}, {"written_by": "X"}).changed
+    assert term.read_text() == text

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import io
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,23 @@ def _fresh(day: dt.date) -> dt.date:
     return dt.date.fromordinal(day.toordinal())
 
 
+def _may_change(text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None) -> bool:
+    """A cheap look at the text before the (slow) round trip: could anything be stamped?
+    Only if a reachable URL is in it, a fillable byline field or last_checked_on is still
+    pending. When this says no, the round trip would change nothing either."""
+    pending = {m.group(1) for m in _PENDING_LINE.finditer(text)}
+    if any(url in text for url in reachable):
+        return True
+    if "last_checked_on" in pending and len(_DATED.findall(text)) >= len(_URL.findall(text)) > 0:
+        return True  # every source is stamped, so the byline's date can be filled
+    return any(key in pending and value is not None for key, value in (fill or {}).items())
+
+
+_URL = re.compile(r"^\s*(?:-\s+)?url:", re.MULTILINE)
+_DATED = re.compile(r"^\s*(?:-\s+)?checked_on:\s*['\"]?\d{4}-\d{2}-\d{2}", re.MULTILINE)
+_PENDING_LINE = re.compile(r"^\s+(\w+):\s*['\"]?pending['\"]?\s*(?:#.*)?$", re.MULTILINE)
+
+
 def stamp_file(
     path: Path, reachable: Mapping[str, dt.date], byline_fill: Mapping[str, str | dt.date | None] | None = None
 ) -> StampOutcome:
@@ -78,6 +96,8 @@ def stamp_file(
     every source has one; and byline fields still 'pending' from byline_fill (git history).
     A byline field an author set is never overwritten."""
     text = path.read_text(encoding="utf-8")
+    if not _may_change(text, reachable, byline_fill):
+        return StampOutcome(path, False)
     yaml = next((_yaml(*i) for i in _INDENTS if _dump(_yaml(*i), _yaml(*i).load(text)) == text), None)
     if yaml is None:
         return StampOutcome(path, False, problem="its layout cannot be kept by the YAML round trip; stamp by hand")

@@ -1,0 +1,50 @@
+"""bench/RESULTS.md from the latest bench/results/*.json: the table the README links to.
+
+    python bench/report.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import RESULTS, ROOT
+
+from cudagloss.atomic import write_text_atomic
+
+ORDER = ["build", "serve", "links", "verify", "byline"]
+
+
+def main() -> int:
+    found = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(RESULTS.glob("*.json"))}
+    lines = [
+        "# Benchmark results",
+        "",
+        "Written by `make bench` (`python bench/report.py`) from `bench/results/*.json`; each benchmark",
+        "measures its ratios in one run on one machine. The GPU figures come from `bench/verify.py` run on a",
+        "GPU node. Do not edit by hand.",
+        "",
+    ]
+    for name in sorted(found, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n)):
+        data = found[name]
+        lines += [f"## {name}", "", f"{data['date']}, {data['machine']}, commit {data['commit']}.", ""]
+        lines += ["| what | figure | target | met |", "|---|---|---|---|"]
+        for r in data["rows"]:
+            met = {True: "yes", False: "**no**", None: ""}[r["met"]]
+            lines.append(f"| {r['what']} | {r['figure']} | {r['target']} | {met} |")
+        if data.get("notes"):
+            lines += ["", data["notes"]]
+        lines.append("")
+    missing = [n for n in ORDER if n not in found]
+    if missing:
+        lines += [f"Not run yet: {', '.join(missing)}.", ""]
+    write_text_atomic(ROOT / "bench" / "RESULTS.md", "\n".join(lines))
+    print(f"wrote bench/RESULTS.md ({len(found)} benchmarks)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
