@@ -71,6 +71,7 @@ bench-tools: ## install LinkChecker (PyPI) and linkinator (npm) into bench/.tool
 
 bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only where there is a GPU) and write bench/RESULTS.md
 	$(BIN)/python bench/links.py
+	$(BIN)/python bench/build.py
 	$(BIN)/python bench/byline.py
 	PYTHONPATH=src:. $(PYTHON) bench/verify.py || test $$? -eq 3
 	$(BIN)/python bench/report.py
