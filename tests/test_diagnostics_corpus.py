@@ -122,3 +122,19 @@ def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
     assert run.returncode == 1
     assert "not a folder of term files" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_the_libyaml_fast_path_reads_terms_exactly_as_the_python_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same terms, same line and column of every field, with and without libyaml."""
+    import yaml
+
+    from cudagloss.load import load_term, term_files
+
+    files = term_files(ROOT / "terms")
+    fast = [load_term(p, ROOT) for p in files]
+    monkeypatch.setattr(yaml, "__with_libyaml__", False)
+    slow = [load_term(p, ROOT) for p in files]
+    for (a, da), (b, db) in zip(fast, slow, strict=True):
+        assert a is not None and b is not None and da == db
+        assert a.term == b.term
+        assert a.positions == b.positions

@@ -7,6 +7,8 @@ line instead of an empty string, and no attribute of Python internals is reachab
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,12 +38,18 @@ class AuthorTextError(Exception):
         return self.message
 
 
+@functools.lru_cache(maxsize=8192)
+def _compiled(text: str) -> jinja2.Template:
+    """Each body is compiled once per process: validation and rendering both render it."""
+    return _ENV.from_string(text)
+
+
 def render_author_text(text: str, context: Mapping[str, Any]) -> str:
     """Evaluate the Jinja in text against context; raise AuthorTextError on any mistake."""
     if "{" not in text:
         return text
     try:
-        template = _ENV.from_string(text)
+        template = _compiled(text)
         return template.render(**context)
     except jinja2.TemplateSyntaxError as exc:
         raise AuthorTextError(f"template syntax error: {exc.message}", exc.lineno or 1) from None
