@@ -8,7 +8,6 @@ line instead of an empty string, and no attribute of Python internals is reachab
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any

@@ -94,7 +94,7 @@ def _shares_nodes(node: Node, seen: set[int]) -> bool:
     return False
 
 
-def _compose_fast(text: str) -> Node | None | bool:
+def _compose_fast(text: str) -> Node | bool | None:
     """libyaml's composer (C, several times faster) for a file with nothing to report; False
     when it cannot tell (no libyaml, any error, an alias) and the exact Python path must run."""
     if not getattr(yaml, "__with_libyaml__", False):
@@ -114,7 +114,7 @@ def _compose_fast(text: str) -> Node | None | bool:
 def compose(path: str, text: str) -> tuple[Node | None, list[Diagnostic]]:
     """Parse one YAML document into nodes; never raises for bad input."""
     fast = _compose_fast(text)
-    if fast is not False and fast is not None:
+    if isinstance(fast, Node):
         found: list[Diagnostic] = []
         _check_tags(path, fast, found)
         return fast, found
