@@ -190,6 +190,7 @@ class Renderer:
             for t in corpus
         )
         self._bodies = {t.slug: self._prepare_body(t) for t in corpus}
+        self._contexts: dict[str, dict[str, Any]] = {}
         self._backlinks: dict[str, set[str]] = {t.slug: set() for t in corpus}
         for t in corpus:
             for target in self._bodies[t.slug].links | set(t.term.related):
@@ -241,7 +242,13 @@ class Renderer:
         return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False)
 
     def term_context(self, slug: str) -> dict[str, Any]:
-        """What a template needs to show one term, with links relative to its page."""
+        """What a template needs to show one term, with links relative to its page; made
+        once per term, as the page and the export both use it."""
+        if slug not in self._contexts:
+            self._contexts[slug] = self._term_context(slug)
+        return self._contexts[slug]
+
+    def _term_context(self, slug: str) -> dict[str, Any]:
         t = self.corpus[slug]
         term = t.term
         uri = term_src_uri(slug)
