@@ -1,6 +1,6 @@
 """bench/RESULTS.md from the latest bench/results/*.json: the table the README links to.
 
-    python bench/report.py
+python bench/report.py
 """
 
 from __future__ import annotations

@@ -68,3 +68,98 @@ def test_words_inside_other_words_are_not_matched() -> None:
 def test_relative_links_from_another_folder() -> None:
     out, _ = AutoLinker(TARGETS).link("PTX", "index", "index.md")
     assert out == '[PTX](terms/ptx.md "The virtual ISA.")'
+
+
+def _reference_link(targets: list[LinkTarget], text: str, page_slug: str) -> tuple[str, set[str]]:
+    """The obvious implementation, one alternation regex of every form: the oracle for the fast one."""
+    import html
+    import re
+
+    from cudagloss.markdown_text import plain_text
+
+    by_slug = {t.slug: t for t in targets}
+    by_form = {f.casefold(): t.slug for t in targets for f in t.forms}
+    by_exact = {f: t.slug for t in targets for f in t.exact_forms}
+    alternatives = [(f, f"(?i:{re.escape(f)})") for t in targets for f in t.forms]
+    alternatives += [(f, re.escape(f)) for t in targets for f in t.exact_forms]
+    alternatives.sort(key=lambda a: -len(a[0]))
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(a for _, a in alternatives) + r")(?!\w)")
+    done, linked = {page_slug}, set()
+
+    def replace(m: re.Match[str]) -> str:
+        slug = by_exact.get(m.group(0)) or by_form.get(m.group(0).casefold())
+        if slug is None or slug in done:
+            return m.group(0)
+        done.add(slug)
+        linked.add(slug)
+        title = html.escape(plain_text(by_slug[slug].definition), quote=True)
+        return f'[{m.group(0)}](../{by_slug[slug].src_uri} "{title}")'.replace("../terms/", "")
+
+    return pattern.sub(replace, text), linked
+
+
+def test_same_links_as_one_alternation_regex_on_random_prose() -> None:
+    import random
+
+    rng = random.Random(20261203)
+    targets = [
+        *TARGETS,
+        LinkTarget(
+            "sm", "terms/sm.md", "A multiprocessor.", forms=("streaming multiprocessor", "SM-90"), exact_forms=("SM",)
+        ),
+        LinkTarget("cubin", "terms/cubin.md", "A file.", forms=(".cubin", "CUDA binary"), exact_forms=()),
+        LinkTarget("sm-90a", "terms/sm-90a.md", "An arch.", forms=("sm_90a",), exact_forms=()),
+        LinkTarget("kernel", "terms/kernel.md", "A function.", forms=("kernel",), exact_forms=()),
+        LinkTarget("no-image", "terms/no-image.md", "An error.", forms=("kernel image missing",), exact_forms=()),
+    ]
+    pieces = [f for t in targets for f in (*t.forms, *t.exact_forms)]
+    pieces += [
+        "the",
+        "a",
+        "JITs",
+        "xPTX",
+        "PTXs",
+        "jit",
+        "cache",
+        "file",
+        "sm_90",
+        "kernel image",
+        "-",
+        ".",
+        ",",
+        "_",
+        "multiprocessor",
+    ]
+    linker = AutoLinker(targets)
+    for _ in range(2000):
+        words = []
+        for _ in range(rng.randint(1, 12)):
+            w = rng.choice(pieces)
+            w = w.upper() if rng.random() < 0.2 else w.lower() if rng.random() < 0.2 else w
+            words.append(w)
+        text = "".join(w + rng.choice([" ", "", " ", "\n"]) for w in words)
+        assert (
+            linker._link_prose(text, {"page"}, set(), "terms/page.md") == _reference_link(targets, text, "page")[0]
+        ), text
+
+
+def test_relative_href_agrees_with_posixpath_relpath() -> None:
+    import itertools
+    import posixpath
+
+    from cudagloss.hrefs import relative_href
+
+    uris = [
+        "index.md",
+        "terms/ptx.md",
+        "terms/sass.md",
+        "sections/compilation.md",
+        "measurements/index.md",
+        "measurements/raw/jit/h200.json",
+        "a/b/c.md",
+        "a/x.md",
+        "terms.md",
+    ]
+    for to_uri, from_uri in itertools.product(uris, uris):
+        expected = posixpath.relpath(to_uri, posixpath.dirname(from_uri) or ".")
+        assert relative_href(to_uri, from_uri) == expected, (to_uri, from_uri)

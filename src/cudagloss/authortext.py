@@ -16,6 +16,9 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
 from .cite import CitationError, ValueCiter
+from .measured import MeasurementSet
+from .memo import Memo
+from .model import Term
 
 _ENV = SandboxedEnvironment(
     undefined=jinja2.StrictUndefined,
@@ -60,6 +63,23 @@ def render_author_text(text: str, context: Mapping[str, Any]) -> str:
         raise AuthorTextError(f"not allowed in term text: {exc}", _error_line(exc)) from None
     except (TypeError, ValueError, ArithmeticError, LookupError) as exc:
         raise AuthorTextError(f"template error: {exc}", _error_line(exc)) from None
+
+
+Cited = tuple[tuple[str, str], ...]
+_BODIES: Memo[tuple[str, Cited]] = Memo(maxsize=1 << 14)
+
+
+def render_body(term: Term, measurements: MeasurementSet | None, page_uri: str) -> tuple[str, Cited]:
+    """A term's body with its `measured` calls evaluated, and the (experiment, result) pairs
+    it cited; raises AuthorTextError. Validation and rendering both need it, and `mkdocs
+    serve` asks again after every edit, so it is memoised on exactly what it reads."""
+    key = (term.body, repr(term.measurements), measurements.fingerprint if measurements else None, page_uri)
+
+    def render() -> tuple[str, Cited]:
+        citer = ValueCiter(term, measurements, page_uri)
+        return render_author_text(term.body, body_context(citer)), tuple(citer.used)
+
+    return _BODIES.get(key, render)
 
 
 def body_context(citer: ValueCiter) -> dict[str, Any]:

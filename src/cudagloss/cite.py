@@ -8,10 +8,10 @@ mistake reported with the command that would produce it, not an empty string.
 
 from __future__ import annotations
 
-import posixpath
 import re
 
 from .diagnostics import did_you_mean
+from .hrefs import relative_href
 from .measured import MeasurementSet, NodeRun, format_value, verify_command
 from .measurement import Result
 from .model import Term
@@ -62,7 +62,7 @@ class ValueCiter:
         self.used: list[tuple[str, str]] = []
 
     def href(self, experiment: str, anchor: str = "") -> str:
-        base = posixpath.relpath(measurement_src_uri(experiment), posixpath.dirname(self.page_uri) or ".")
+        base = relative_href(measurement_src_uri(experiment), self.page_uri)
         return f"{base}#{anchor}" if anchor else base
 
     def __call__(self, experiment: str, name: str) -> str:

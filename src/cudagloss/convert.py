@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import re
 import types
 import typing
@@ -145,8 +146,7 @@ class Converter:
                 f"{label}expected a mapping of fields, got {kind(node)}",
                 "write 'field: value' lines" + (" indented under the key" if where else ""),
             )
-        hints = typing.get_type_hints(cls)
-        fields = {f.name: f for f in dataclasses.fields(cls)}
+        hints, fields = _fields_of(cls)
         seen: dict[str, int] = {}
         values: dict[str, Any] = {}
         failed = False
@@ -190,3 +190,9 @@ class Converter:
                 )
                 failed = True
         return INVALID if failed else cls(**values)
+
+
+@functools.cache
+def _fields_of(cls: Any) -> tuple[dict[str, Any], dict[str, dataclasses.Field[Any]]]:
+    """Type hints and fields of a model class: resolving the hints is slow, and they never change."""
+    return typing.get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}

@@ -8,6 +8,8 @@ user can fix; anything else escaping is a bug and may show a traceback.
 from __future__ import annotations
 
 import difflib
+import functools
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,9 +71,21 @@ def display_path(path: Path, root: Path | None = None) -> str:
     """A path as the author would type it: relative to root (or the cwd) when inside it."""
     base = root if root is not None else Path.cwd()
     try:
-        return path.resolve().relative_to(base.resolve()).as_posix()
+        return _resolved(path, _cwd_for(path)).relative_to(_resolved(base, _cwd_for(base))).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def _cwd_for(path: Path) -> str:
+    return "" if path.is_absolute() else os.getcwd()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _resolved(path: Path, cwd: str) -> Path:
+    """Path.resolve, remembered (per working directory, for a relative path): a 1,000-term
+    build asks for the same few thousand paths on every rebuild, and each answer costs a
+    stat per path component."""
+    return path.resolve()
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:

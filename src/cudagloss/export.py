@@ -10,13 +10,16 @@ where the site publishes both files).
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup
 
 from .markdown_text import plain_text
+from .memo import Memo
 from .render import INDEX, TERMS_DIR, GeneratedFile, Renderer, make_environment, section_src_uri, term_src_uri
 
 GLOSSARY_MD = "glossary.md"
@@ -24,6 +27,7 @@ LLMS_TXT = "llms.txt"
 
 _INLINE_TARGET = re.compile(r"(\]\(\s*<?)([^()\s<>]+)")
 _HREF = re.compile(r'(href=")([^"]+)(")')
+_CHUNKS: Memo[str] = Memo(maxsize=1 << 15)
 
 
 class Exporter:
@@ -67,14 +71,17 @@ class Exporter:
         terms = []
         for t in corpus.alphabetical():
             context = r.term_context(t.slug)
-            chunk = self.env.get_template("export_term.md.j2").render(context)
-            terms.append(Markup(self.rebase(chunk, term_src_uri(t.slug))))
+            key = (r.memo_key("export_term.md.j2", context, self.env), self.base)
+            terms.append(Markup(_CHUNKS.get(key, functools.partial(self._chunk, context, t.slug))))
         return self.env.get_template("glossary.md.j2").render(
             site_name=r.site_name,
             site_href=self.renderer.site_url,
             count=len(corpus),
             terms=terms,
         )
+
+    def _chunk(self, context: dict[str, Any], slug: str) -> str:
+        return self.rebase(self.env.get_template("export_term.md.j2").render(context), term_src_uri(slug))
 
     def llms_txt(self) -> str:
         r = self.renderer

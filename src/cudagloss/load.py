@@ -54,12 +54,27 @@ def _modeline(shown: str, text: str) -> list[Diagnostic]:
     ]
 
 
-def load_term(path: Path, root: Path | None = None) -> tuple[LoadedTerm | None, list[Diagnostic]]:
+_Loaded = tuple[LoadedTerm | None, list[Diagnostic]]
+_last_loaded: dict[tuple[Path, str], tuple[str, _Loaded]] = {}
+"""The last text read from each file and what it loaded to: `mkdocs serve` rebuilds the
+whole glossary after every edit, and this makes every unchanged file cost one read."""
+
+
+def load_term(path: Path, root: Path | None = None) -> _Loaded:
     """Read one term file; return the term (None when unusable) and every mistake found."""
     shown = display_path(path, root)
     text, diags = _read(path, shown)
     if text is None:
         return None, diags
+    last = _last_loaded.get((path, shown))
+    if last is not None and last[0] == text:
+        return last[1][0], list(last[1][1])
+    result = _parse_term(path, shown, text)
+    _last_loaded[(path, shown)] = (text, (result[0], list(result[1])))
+    return result
+
+
+def _parse_term(path: Path, shown: str, text: str) -> _Loaded:
     diags = _modeline(shown, text)
     slug = path.stem
     if not re.match(SLUG_PATTERN, slug):

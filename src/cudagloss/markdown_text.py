@@ -120,6 +120,8 @@ def link_targets(markdown: str) -> list[str]:
 
 def neutralize_html(markdown: str) -> str:
     """Escape '<' outside code and autolinks, so raw HTML in author text shows as text."""
+    if "<" not in markdown:  # nothing to escape: most text, and the check is cheap
+        return markdown
     out: list[str] = []
     for block in blocks(markdown):
         if block.kind == "code" and not _REFDEF.match(block.text):

@@ -9,6 +9,8 @@ code as it is now; a file made by older code is stale.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +102,11 @@ class MeasurementSet:
 
     def known(self, experiment: str) -> bool:
         return experiment in self.catalog if self.catalog is not None else experiment in self.experiments
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A digest of everything loaded, so rendered text can be memoised on it."""
+        return hashlib.sha256(repr((self.experiments, self.catalog)).encode()).hexdigest()
 
 
 def verify_command(experiment: str) -> str:

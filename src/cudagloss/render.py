@@ -9,6 +9,7 @@ rendered in the sandbox, stripped of raw HTML and passed in as ready Markdown.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import posixpath
 import re
@@ -19,14 +20,16 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from .authortext import body_context, render_author_text
+from .authortext import render_body
 from .autolink import AutoLinker, LinkTarget
 from .cite import MEASUREMENTS_DIR, ValueCiter, code_span, measurement_src_uri, raw_json_src_uri, result_anchor
 from .corpus import Corpus, LoadedTerm, index_letter
 from .diagnostics import display_path
+from .hrefs import relative_href
 from .markdown_text import link_targets, neutralize_html, plain_text
 from .measured import ExperimentRecord, NodeRun, format_value, verify_command
 from .measurement import Measurement
+from .memo import Memo
 from .model import PENDING
 
 TERMS_DIR = "terms"
@@ -95,6 +98,20 @@ PROVENANCE_LABELS = {
     "duration_s": "Duration (s)",
     "repeats": "Repeats",
 }
+
+
+_LINKED: Memo[_Body] = Memo(maxsize=1 << 14)
+_PAGES: Memo[str] = Memo(maxsize=1 << 15)
+
+
+def _templates_key(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    """What identifies the templates' current text (Jinja reloads a template whose file changed)."""
+    found = []
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        if path.is_file():
+            st = path.stat()
+            found.append((path.relative_to(folder).as_posix(), st.st_mtime_ns, st.st_size))
+    return tuple(found)
 
 
 def _cell(text: object) -> str:
@@ -189,6 +206,9 @@ class Renderer:
             )
             for t in corpus
         )
+        self._templates_key = _templates_key(templates_dir)
+        slugs = sorted(t.slug for t in corpus)
+        self._links_key = hashlib.sha256(repr((self.linker.targets, slugs)).encode()).hexdigest()
         self._bodies = {t.slug: self._prepare_body(t) for t in corpus}
         self._contexts: dict[str, dict[str, Any]] = {}
         self._backlinks: dict[str, set[str]] = {t.slug: set() for t in corpus}
@@ -200,8 +220,10 @@ class Renderer:
     # -- preparation -----------------------------------------------------------------
 
     def _prepare_body(self, t: LoadedTerm) -> _Body:
-        citer = ValueCiter(t.term, self.corpus.measurements, term_src_uri(t.slug))
-        text = render_author_text(t.term.body, body_context(citer))
+        text, cited = render_body(t.term, self.corpus.measurements, term_src_uri(t.slug))
+        return _LINKED.get((t.slug, text, cited, self._links_key), lambda: self._link_body(t.slug, text, cited))
+
+    def _link_body(self, slug: str, text: str, cited: tuple[tuple[str, str], ...]) -> _Body:
         text = neutralize_html(text)
         stems = (
             posixpath.splitext(posixpath.basename(target))[0]
@@ -209,14 +231,14 @@ class Renderer:
             if target.endswith(".md") and "://" not in target
         )
         explicit = {slug for slug in stems if slug in self.corpus}
-        text, auto = self.linker.link(text, t.slug, term_src_uri(t.slug), already=explicit)
-        return _Body(text, frozenset(explicit | auto), tuple(citer.used))
+        text, auto = self.linker.link(text, slug, term_src_uri(slug), already=explicit)
+        return _Body(text, frozenset(explicit | auto), cited)
 
     def backlinks(self, slug: str) -> set[str]:
         return set(self._backlinks.get(slug, set()))
 
     def _href(self, from_uri: str, to_uri: str) -> str:
-        return posixpath.relpath(to_uri, posixpath.dirname(from_uri) or ".")
+        return relative_href(to_uri, from_uri)
 
     def _url(self, src_uri: str) -> str | None:
         if not self.site_url:
@@ -238,8 +260,20 @@ class Renderer:
 
     def term_page(self, slug: str) -> GeneratedPage:
         t = self.corpus[slug]
-        markdown = self.env.get_template("term.md.j2").render(self.term_context(slug))
+        markdown = self.render_memoised("term.md.j2", self.term_context(slug))
         return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False)
+
+    def memo_key(self, template: str, context: dict[str, Any], env: jinja2.Environment) -> tuple[object, ...]:
+        """Everything a template's output depends on: the templates' files, how the
+        environment escapes, the context (which is made of plain values, so its repr is
+        its content) and the corpus's terms (links resolve against them)."""
+        return (template, env.autoescape, env.finalize is not None, self._templates_key, self._links_key, repr(context))
+
+    def render_memoised(self, template: str, context: dict[str, Any]) -> str:
+        """A page template rendered with context, unless the same inputs were rendered
+        before: after an edit under `mkdocs serve`, only what changed is rendered again."""
+        key = self.memo_key(template, context, self.env)
+        return _PAGES.get(key, lambda: self.env.get_template(template).render(context))
 
     def term_context(self, slug: str) -> dict[str, Any]:
         """What a template needs to show one term, with links relative to its page; made
@@ -431,7 +465,7 @@ class Renderer:
                 return None
             return {
                 "status": m.status,
-                "raw": posixpath.relpath(raw_json_src_uri(record.id, run.node, failed=failed), MEASUREMENTS_DIR),
+                "raw": relative_href(raw_json_src_uri(record.id, run.node, failed=failed), MEASUREMENTS_DIR + "/x"),
                 "raw_name": posixpath.basename(raw_json_src_uri(record.id, run.node, failed=failed)),
                 "provenance": [{"label": PROVENANCE_LABELS.get(k, k), "value": v} for k, v in m.provenance.items()],
                 "gates": m.gates,

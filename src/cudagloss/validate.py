@@ -10,8 +10,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-from .authortext import AuthorTextError, body_context, render_author_text
-from .cite import ValueCiter
+from .authortext import AuthorTextError, render_body
 from .corpus import Corpus, LoadedTerm
 from .diagnostics import Diagnostic, did_you_mean
 from .markdown_text import link_targets
@@ -181,7 +180,7 @@ def _body(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagno
     body = t.term.body
     first = t.positions.block_first_line.get("body")
     try:
-        render_author_text(body, body_context(ValueCiter(t.term, measurements, f"terms/{t.slug}.md")))
+        render_body(t.term, measurements, f"terms/{t.slug}.md")
     except AuthorTextError as exc:
         line, col = (first + exc.line - 1, 1) if first else t.at("body")
         yield Diagnostic(
