@@ -23,8 +23,8 @@ $(STAMP): requirements.lock pyproject.toml
 
 venv: $(STAMP) ## create .venv with the pinned dependencies
 
-serve: $(STAMP) ## build and serve the site on 127.0.0.1:8000, reloading on edits to terms/, templates/, measurements/
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000 --livereload
+serve: $(STAMP) ## build and serve the site on 127.0.0.1:8000; an edit to terms/, templates/, measurements/ rebuilds the pages it changes
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000 --livereload --dirty
 
 build: $(STAMP) ## check the terms, then build the site into site/ (mkdocs build --strict)
 	$(BIN)/mkdocs build --strict --site-dir site

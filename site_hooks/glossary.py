@@ -5,24 +5,58 @@ its own: it loads and renders the glossary once per build (on_config), hands the
 MkDocs as in-memory files (on_files), writes the exports into the built site
 (on_post_build), and reports author mistakes through a child of the
 'mkdocs' logger before aborting, so nothing is built from bad input.
+
+Under `mkdocs serve --dirty` (what `make serve` runs) each generated page tells MkDocs
+whether it changed since the last build (cudagloss.incremental), so an edit rebuilds only
+the pages it affects; the search index keeps the other pages' entries.
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any, cast
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from cudagloss.atomic import write_text_atomic
 from cudagloss.diagnostics import GlossaryError
+from cudagloss.incremental import MEMORY, page_fingerprints, shared_fingerprint
 from cudagloss.render import SiteContent
 from cudagloss.site import build_site_content
 
 log = logging.getLogger("mkdocs.hooks.glossary")
 _content: SiteContent | None = None
+_rebuilt: set[str] = set()
+"""URLs of the pages this build renders (all of them unless --dirty)."""
+_DIRTY_NOTICE = "A 'dirty' build is being performed"
+
+
+class GlossaryFile(File):
+    """A generated page that says whether it changed, which is what --dirty asks."""
+
+    modified = True
+
+    def is_modified(self) -> bool:
+        return self.modified
+
+
+class _ExactDirtyBuilds(logging.Filter):
+    """MkDocs warns that a dirty build may leave stale links, and strict mode makes that
+    warning an error. The glossary's pages say exactly when they changed, so the warning
+    does not apply to them; it is replaced by an info line saying what was rebuilt."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(_DIRTY_NOTICE)
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    build_log = logging.getLogger("mkdocs.commands.build")
+    if dirty and not any(isinstance(f, _ExactDirtyBuilds) for f in build_log.filters):
+        build_log.addFilter(_ExactDirtyBuilds())
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -41,6 +75,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
             repo_url=config.repo_url or None,
         )
     except GlossaryError as exc:
+        MEMORY.forget()
         for diagnostic in exc.diagnostics:
             (log.warning if diagnostic.warning else log.error)(diagnostic.format())
         n = len(exc.errors)
@@ -55,18 +90,48 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     assert _content is not None
+    config_text = Path(config.config_file_path).read_text(encoding="utf-8") + repr(config.site_url)
+    changed = MEMORY.changed(shared_fingerprint(_content, config_text), page_fingerprints(_content))
+    if len(changed) < len(_content.pages):
+        log.info(f"{len(changed)} of {len(_content.pages)} glossary pages changed")
+    _rebuilt.clear()
     for page in _content.pages:
         inclusion = InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV
-        generated = File.generated(config, page.src_uri, content=page.markdown, inclusion=inclusion)
+        generated = cast(
+            GlossaryFile, GlossaryFile.generated(config, page.src_uri, content=page.markdown, inclusion=inclusion)
+        )
         generated.edit_uri = page.edit_uri
+        generated.modified = page.src_uri in changed
+        if generated.modified:
+            _rebuilt.add(generated.url)
         files.append(generated)
     for raw in _content.files:
         files.append(File.generated(config, raw.src_uri, content=raw.content))
     return files
 
 
+@event_priority(50)  # before the search plugin writes its index
 def on_post_build(config: MkDocsConfig) -> None:
     """glossary.md and llms.txt at the site root: MkDocs would turn a .md file into a page."""
     assert _content is not None
     for exported in _content.exports:
         write_text_atomic(Path(config.site_dir) / exported.src_uri, exported.content)
+    _keep_search_entries(config)
+    MEMORY.completed()
+
+
+def on_build_error(error: Exception) -> None:
+    MEMORY.forget()
+
+
+def _keep_search_entries(config: MkDocsConfig) -> None:
+    """A dirty build indexes only the pages it rebuilt. Material's search merges that with
+    the last index, but assumes one page was rebuilt (and drops everything when it is the
+    home page); so merge here instead: last entries of pages not rebuilt, then new ones."""
+    search: Any = config.plugins.get("material/search")
+    previous = getattr(search, "search_index_prev", None)
+    if previous is None:
+        return
+    kept = [e for e in previous.entries if e["location"].partition("#")[0] not in _rebuilt]
+    search.search_index.entries = kept + search.search_index.entries
+    search.search_index_prev = None

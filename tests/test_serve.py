@@ -1,12 +1,15 @@
-"""`mkdocs serve` (what `make serve` runs) picks up edits without a restart.
+"""`mkdocs serve --dirty` (what `make serve` runs) picks up edits without a restart.
 
 A real server on a free port serves a copy of the repository's glossary; the test edits a
 term, a template and a measurement file in turn and waits for each change to be served.
+A body edit rebuilds only the pages it changes, and the search index still holds every page.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -38,11 +41,12 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").replace("  - src/cudagloss\n", "")
     (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
     port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}", "--livereload"],
+    log = (tmp_path / "serve.log").open("w", encoding="utf-8")
+    server = subprocess.Popen(  # what `make serve` runs
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}", "--livereload", "--dirty"],
         cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stdout=log,
+        stderr=subprocess.STDOUT,
         text=True,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
@@ -53,6 +57,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     finally:
         server.terminate()
         server.wait(timeout=10)
+        log.close()
 
 
 def _get(url: str) -> str:
@@ -67,7 +72,7 @@ def _wait_for(ready: Callable[[str], bool], url: str, server: subprocess.Popen[s
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
         if server is not None and server.poll() is not None:
-            pytest.fail(f"mkdocs serve exited: {server.stderr.read() if server.stderr else ''}")
+            pytest.fail(f"mkdocs serve exited with {server.returncode}; see serve.log")
         if ready(_get(url)):
             return
         time.sleep(0.2)
@@ -80,9 +85,25 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+def _search_index(base: str) -> dict[str, list[str]]:
+    """Each page's search entries (their titles), by page location."""
+    entries: dict[str, list[str]] = {}
+    for doc in json.loads(_get(base + "search/search_index.json"))["docs"]:
+        entries.setdefault(doc["location"].partition("#")[0], []).append(doc["title"])
+    return entries
+
+
 def test_serve_picks_up_edits_to_terms_templates_and_measurements(served: tuple[Path, str]) -> None:
     root, base = served
     page = base + "terms/nvrtc/"
+    index_before = _search_index(base)
+    _edit(root / "terms" / "nvrtc.yaml", "body: |\n  ", "body: |\n  A body edit. ")
+    _wait_for(lambda text: "A body edit." in text, page)
+    log = (root / "serve.log").read_text(encoding="utf-8")
+    rebuilt = re.findall(r"(\d+) of (\d+) glossary pages changed", log)
+    assert rebuilt and int(rebuilt[-1][0]) < int(rebuilt[-1][1]) / 2, log[-2000:]
+    _wait_for(lambda text: "A body edit." in text, base + "search/search_index.json")
+    assert _search_index(base) == index_before  # every page once, none lost or doubled
     _edit(root / "terms" / "nvrtc.yaml", "NVIDIA's runtime compilation library", "NVIDIA's run-time compiler library")
     _wait_for(lambda text: "run-time compiler library" in text, page)
     _edit(root / "templates" / "term.md.j2", "## Related terms", "## Related terms (edited)")
