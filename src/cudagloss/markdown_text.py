@@ -7,6 +7,7 @@ anything unusual stays untouched, which is the safe direction for both users.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterator
@@ -105,7 +106,8 @@ def protected_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _INLINE.finditer(text)]
 
 
-def link_targets(markdown: str) -> list[str]:
+@functools.lru_cache(maxsize=1 << 14)
+def link_targets(markdown: str) -> tuple[str, ...]:
     """Destinations of the inline links, images and reference definitions in Markdown."""
     out: list[str] = []
     for block in blocks(markdown):
@@ -115,7 +117,7 @@ def link_targets(markdown: str) -> list[str]:
                     out += _LINK_TARGET.findall(m.group("link"))
         elif block.kind == "code":
             out += _REF_TARGET.findall(block.text)
-    return out
+    return tuple(out)
 
 
 def neutralize_html(markdown: str) -> str:
@@ -137,6 +139,7 @@ def neutralize_html(markdown: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def plain_text(markdown: str) -> str:
     """Inline Markdown reduced to the text a reader sees (for tooltips and JSON-LD)."""
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", markdown)

@@ -26,6 +26,7 @@ from .cite import MEASUREMENTS_DIR, ValueCiter, code_span, measurement_src_uri, 
 from .corpus import Corpus, LoadedTerm, index_letter
 from .diagnostics import display_path
 from .hrefs import relative_href
+from .jinjacache import BYTECODE
 from .markdown_text import link_targets, neutralize_html, plain_text
 from .measured import ExperimentRecord, NodeRun, format_value, verify_command
 from .measurement import Measurement
@@ -160,6 +161,7 @@ def make_environment(templates_dir: Path, *, markdown_files: bool = False) -> ji
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=BYTECODE,
     )
     env.filters["code"] = _code_span
     env.filters["isodate"] = _date
@@ -417,12 +419,15 @@ class Renderer:
             {k: v for k, v in self._term_json_ld(t).items() if k not in ("@context", "inDefinedTermSet")}
             for t in self.corpus.alphabetical()
         ]
-        markdown = self.env.get_template("index.md.j2").render(
-            site_name=self.site_name,
-            sections=sections,
-            letters=letters,
-            count=len(self.corpus),
-            json_ld=_json_ld(term_set),
+        markdown = self.render_memoised(
+            "index.md.j2",
+            {
+                "site_name": self.site_name,
+                "sections": sections,
+                "letters": letters,
+                "count": len(self.corpus),
+                "json_ld": _json_ld(term_set),
+            },
         )
         return GeneratedPage(INDEX, markdown, None)
 
