@@ -5,7 +5,7 @@ term files, each added by its own commit from one of several authors, with a Rev
 trailer on some later commits. Then it times, in the same run:
 - ours: `read_history`, one `git log` pass for every file (counting the git processes);
 - the baseline it replaces: one `git log` per file;
-- filling the byline fields into every file (`stamp_file`, the round-trip YAML write),
+- filling the byline fields into every file (`stamp_file`, which writes the values in place),
   and the same again when nothing is left to fill.
 
     python bench/byline.py [--terms 1000]
@@ -119,7 +119,7 @@ def main() -> int:
     print(f"history, one pass:   {ours:.3f} s, {calls} git processes ({log_calls} git log)")
     scaled = f"{per_file:.3f} s for {len(files)} git processes, scaled from 100"
     print(f"history, per file:   {scaled} ({per_file / ours:.0f}× ours)")
-    print(f"fill every byline:   {fill_s:.3f} s ({changed} files written, round-trip YAML)")
+    print(f"fill every byline:   {fill_s:.3f} s ({changed} files written in place, each checked by re-parsing)")
     print(f"fill again (no-op):  {again_s:.3f} s ({again} files written)")
     met = ours < 1.0 and log_calls == 1
     print(f"target: one git process, < 1 s: {'met' if met else 'not met'} (history {ours:.3f} s)")
@@ -129,7 +129,18 @@ def main() -> int:
             row(f"byline history for {args.terms} files", f"{ours:.3f} s, 1 git log", "one git process, < 1 s", met),
             row("the same, one git log per file (scaled from 100)", f"{per_file:.2f} s ({per_file / ours:.0f}× ours)"),
             row("filling again when nothing is pending", f"{again_s:.3f} s", "< 1 s", again_s < 1.0),
-            row(f"writing {changed} filled bylines (round-trip YAML)", f"{fill_s:.2f} s", "< 1 s", fill_s < 1.0),
+            row(
+                f"writing {changed} filled bylines (in place, each re-parsed to check)",
+                f"{fill_s:.2f} s",
+                "< 1 s",
+                fill_s < 1.0,
+            ),
+            row(
+                "history and filling together",
+                f"{ours + fill_s:.2f} s",
+                "< 1 s",
+                ours + fill_s < 1.0,
+            ),
         ],
     )
     return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -21,7 +22,9 @@ import pytest
 
 pytest.importorskip("ruamel.yaml")
 
-from conftest import FIXTURES, cudagloss
+import yaml
+
+from conftest import FIXTURES, ROOT, cudagloss
 from cudagloss.stamp import stamp_file
 
 TODAY = dt.date.today().isoformat()
@@ -176,3 +179,59 @@ def test_the_quick_look_skips_only_files_the_round_trip_would_leave_alone(tmp_pa
     term.write_text(text)
     assert not stamp_file(term, {"https://other.example/": dt.date(2026, 12, 2)}, {"written_by": "X"}).changed
     assert term.read_text() == text
+
+
+def test_in_place_stamps_match_the_round_trip_on_every_term_file(tmp_path: Path) -> None:
+    """Both ways of editing make the same decisions and, where both can, the same lines
+    (up to how a name is quoted)."""
+    from cudagloss import stamp
+
+    files = sorted((ROOT / "terms").glob("*.yaml")) + sorted((FIXTURES / "good").glob("*.yaml"))
+    compared = 0
+    for source in files:
+        text = source.read_text(encoding="utf-8")
+        urls = re.findall(r"url:\s*(\S+)", text)
+        reachable = {url: dt.date(2027, 1, 2) for url in urls}
+        fill = {"written_by": "Zoë O'Brien", "written_on": dt.date(2026, 1, 5), "reviewed_by": "R: Reviewer"}
+        a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+        a.write_text(text, encoding="utf-8")
+        b.write_text(text, encoding="utf-8")
+        in_place = stamp._in_place(text, reachable, fill)
+        assert in_place is not None, source  # every file here has its stamp keys in place
+        trip = stamp._round_trip(b, text, reachable, fill)
+        if trip.problem:
+            continue
+        by_trip = b.read_text(encoding="utf-8")
+        assert yaml.safe_load(in_place[0]) == yaml.safe_load(by_trip), source
+        differ = [(x, y) for x, y in zip(in_place[0].splitlines(), by_trip.splitlines(), strict=True) if x != y]
+        assert all(x.split(":")[0].strip() in ("written_by", "reviewed_by") for x, _ in differ), differ  # quoting
+        assert in_place[1] == trip.stamped
+        compared += 1
+    assert compared >= 5
+
+
+def test_in_place_stamps_keep_comments_and_quote_what_needs_it(tmp_path: Path) -> None:
+    term = tmp_path / "t.yaml"
+    text = (
+        "sources:\n"
+        "  - title: One\n"
+        "    url: 'https://a.example/1'\n"
+        "    checked_on: '2026-01-01'  # quoted\n"
+        "byline:\n"
+        "  written_by: 'pending'   # who wrote it\n"
+        '  reviewed_by: "pending"\n'
+        "  last_checked_on: pending\n"
+    )
+    term.write_text(text)
+    outcome = stamp_file(term, {"https://a.example/1": dt.date(2026, 12, 2)}, {"written_by": "Zoë: Müller"})
+    assert outcome.changed and outcome.stamped == 1
+    assert term.read_text() == (
+        "sources:\n"
+        "  - title: One\n"
+        "    url: 'https://a.example/1'\n"
+        "    checked_on: 2026-12-02  # quoted\n"
+        "byline:\n"
+        '  written_by: "Zoë: Müller"   # who wrote it\n'
+        '  reviewed_by: "pending"\n'
+        "  last_checked_on: 2026-12-02\n"
+    )

@@ -9,16 +9,22 @@ stamp never moves back, and the write is atomic.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import difflib
 import io
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from .atomic import write_text_atomic
+
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 STAMP_KEYS = ("checked_on", "last_checked_on", "written_by", "written_on", "reviewed_by")
 BYLINE_FROM_HISTORY = ("written_by", "written_on", "reviewed_by")
@@ -88,43 +94,171 @@ _DATED = re.compile(r"^\s*(?:-\s+)?checked_on:\s*['\"]?\d{4}-\d{2}-\d{2}", re.MU
 _PENDING_LINE = re.compile(r"^\s+(\w+):\s*['\"]?pending['\"]?\s*(?:#.*)?$", re.MULTILINE)
 
 
+Plan = list[tuple[tuple[str | int, ...], object]]
+"""What to set: (path of keys and indices from the top of the file, new value)."""
+
+
+def _plan(data: Any, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None) -> Plan:
+    """The stamps to write into a term's data (plain or round-trip): the one place that
+    decides, whichever way the file is then edited."""
+    plan: Plan = []
+    if not isinstance(data, Mapping):
+        return plan
+    dates: list[dt.date | None] = []
+    sources = data.get("sources") or []
+    for i, source in enumerate(sources if isinstance(sources, list) else []):
+        if not isinstance(source, Mapping):
+            return []
+        day = reachable.get(str(source.get("url", "")))
+        old = _as_date(source.get("checked_on"))
+        if day is not None and (old is None or day > old):
+            plan.append((("sources", i, "checked_on"), day))
+            old = day
+        dates.append(old)
+    byline = data.get("byline")
+    if not isinstance(byline, Mapping):
+        return plan
+    if dates and all(dates):
+        oldest = min(d for d in dates if d is not None)
+        current = _as_date(byline.get("last_checked_on"))
+        if current is None or oldest > current:
+            plan.append((("byline", "last_checked_on"), oldest))
+    for key, value in (fill or {}).items():
+        if value is not None and key in BYLINE_FROM_HISTORY and byline.get(key) == "pending":
+            plan.append((("byline", key), value))
+    return plan
+
+
 def stamp_file(
     path: Path, reachable: Mapping[str, dt.date], byline_fill: Mapping[str, str | dt.date | None] | None = None
 ) -> StampOutcome:
     """Set checked_on of every source whose URL is in reachable (URL -> day found reachable),
     never moving a stamp back; then byline.last_checked_on to the oldest source stamp, once
     every source has one; and byline fields still 'pending' from byline_fill (git history).
-    A byline field an author set is never overwritten."""
+    A byline field an author set is never overwritten.
+
+    Where every stamp replaces a value already in the file, the new values are written
+    over the old ones' characters (found by the YAML parser) and the result is parsed again
+    to prove it holds exactly the planned data; otherwise (a key to add, a layout the check
+    refuses) the edit goes through the round-trip library."""
     text = path.read_text(encoding="utf-8")
     if not _may_change(text, reachable, byline_fill):
         return StampOutcome(path, False)
-    yaml = next((_yaml(*i) for i in _INDENTS if _dump(_yaml(*i), _yaml(*i).load(text)) == text), None)
-    if yaml is None:
+    after = _in_place(text, reachable, byline_fill)
+    if after is None:
+        return _round_trip(path, text, reachable, byline_fill)
+    if after[0] == text:
+        return StampOutcome(path, False)
+    write_text_atomic(path, after[0])
+    return StampOutcome(path, True, after[1])
+
+
+def _stamped(plan: Plan) -> int:
+    return sum(1 for where, _ in plan if where[0] == "sources")
+
+
+def _scalar(value: object) -> str:
+    """A value as YAML text that loads back as itself (checked after the edit anyway)."""
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    text = str(value)
+    if _PLAIN.match(text) and text.lower() not in ("pending", "null", "true", "false", "yes", "no", "on", "off"):
+        return text
+    return json.dumps(text, ensure_ascii=False)  # JSON strings are YAML double-quoted scalars
+
+
+_PLAIN = re.compile(r"^[^\W\d_](?:[\w .'-]*[\w.])?$")
+"""Names such as "Zoë O'Brien" stay unquoted, as an author would write them."""
+
+
+def _in_place(text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None) -> tuple[str, int] | None:
+    """The stamped text and the number of sources stamped, or None where this way cannot
+    do it safely."""
+    try:
+        node = yaml.compose(text, Loader=_LOADER)
+        data = yaml.load(text, Loader=_LOADER)
+    except yaml.YAMLError:
+        return None
+    plan = _plan(data, reachable, fill)
+    if not plan:
+        return text, 0
+    edits: list[tuple[int, int, str]] = []
+    for where, value in plan:
+        target = _find(node, where)
+        if target is None:
+            insert = _insertion(text, _find(node, where[:-1]), str(where[-1]), _scalar(value))
+            if insert is None:
+                return None
+            edits.append(insert)
+            continue
+        if not isinstance(target, yaml.ScalarNode) or target.style not in (None, "", "'", '"'):
+            return None
+        if target.start_mark.line != target.end_mark.line:
+            return None
+        edits.append((target.start_mark.index, target.end_mark.index, _scalar(value)))
+    out = text
+    for start, end, new in sorted(edits, reverse=True):
+        out = out[:start] + new + out[end:]
+    expected = copy.deepcopy(data)
+    for where, value in plan:
+        parent = expected
+        for key in where[:-1]:
+            parent = parent[key]
+        parent[where[-1]] = value
+    try:
+        if yaml.load(out, Loader=_LOADER) != expected or not _only_stamps_changed(text, out):
+            return None
+    except yaml.YAMLError:
+        return None
+    return out, _stamped(plan)
+
+
+def _insertion(text: str, mapping: Any, key: str, value: str) -> tuple[int, int, str] | None:
+    """A new 'key: value' line at the end of a block mapping, indented like its keys (where
+    the round-trip library would put it too), or None for a layout this does not handle."""
+    if not isinstance(mapping, yaml.MappingNode) or mapping.flow_style or not mapping.value:
+        return None
+    columns = {k.start_mark.column for k, _ in mapping.value}
+    last = mapping.value[-1][1]
+    if len(columns) != 1 or not isinstance(last, yaml.ScalarNode) or last.start_mark.line != last.end_mark.line:
+        return None
+    newline = text.find("\n", last.end_mark.index)
+    line = " " * columns.pop() + f"{key}: {value}"
+    if newline < 0:
+        return len(text), len(text), "\n" + line
+    return newline + 1, newline + 1, line + "\n"
+
+
+def _find(node: Any, where: tuple[str | int, ...]) -> Any:
+    for key in where:
+        if isinstance(key, int) and isinstance(node, yaml.SequenceNode) and key < len(node.value):
+            node = node.value[key]
+        elif isinstance(key, str) and isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+            if node is None:
+                return None
+        else:
+            return None
+    return node
+
+
+def _round_trip(
+    path: Path, text: str, reachable: Mapping[str, dt.date], byline_fill: Mapping[str, object] | None
+) -> StampOutcome:
+    yaml_rt = next((_yaml(*i) for i in _INDENTS if _dump(_yaml(*i), _yaml(*i).load(text)) == text), None)
+    if yaml_rt is None:
         return StampOutcome(path, False, problem="its layout cannot be kept by the YAML round trip; stamp by hand")
-    data = yaml.load(text)
-    stamped = 0
-    dates: list[dt.date | None] = []
-    for source in data.get("sources") or []:
-        day = reachable.get(str(source.get("url", "")))
-        old = _as_date(source.get("checked_on"))
-        if day is not None and (old is None or day > old):
-            source["checked_on"] = _fresh(day)
-            old = day
-            stamped += 1
-        dates.append(old)
-    byline = data.get("byline")
-    if dates and all(dates) and byline is not None:
-        oldest = min(d for d in dates if d is not None)
-        current = _as_date(byline.get("last_checked_on"))
-        if current is None or oldest > current:
-            byline["last_checked_on"] = _fresh(oldest)
-    for key, value in (byline_fill or {}).items():
-        if byline is not None and value is not None and key in BYLINE_FROM_HISTORY and byline.get(key) == "pending":
-            byline[key] = _fresh(value) if isinstance(value, dt.date) else str(value)
-    after = _dump(yaml, data)
+    data = yaml_rt.load(text)
+    plan = _plan(data, reachable, byline_fill)
+    for where, value in plan:
+        parent = data
+        for key in where[:-1]:
+            parent = parent[key]
+        parent[where[-1]] = _fresh(value) if isinstance(value, dt.date) else str(value)
+    after = _dump(yaml_rt, data)
     if after == text:
         return StampOutcome(path, False)
     if not _only_stamps_changed(text, after):
         return StampOutcome(path, False, problem="stamping would change lines other than the stamps; left as it was")
     write_text_atomic(path, after)
-    return StampOutcome(path, True, stamped)
+    return StampOutcome(path, True, _stamped(plan))
