@@ -73,6 +73,7 @@ bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only wh
 	$(BIN)/python bench/links.py
 	$(BIN)/python bench/build.py
 	$(BIN)/python bench/byline.py
+	$(BIN)/python bench/serve.py
 	PYTHONPATH=src:. $(PYTHON) bench/verify.py || test $$? -eq 3
 	$(BIN)/python bench/report.py
 

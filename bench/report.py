@@ -1,4 +1,4 @@
-"""bench/RESULTS.md from the latest bench/results/*.json: the table the README links to.
+"""bench/RESULTS.md and the README's table, from the latest bench/results/*.json.
 
 python bench/report.py
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -16,6 +17,21 @@ from common import RESULTS, ROOT
 from cudagloss.atomic import write_text_atomic
 
 ORDER = ["build", "serve", "links", "verify", "byline"]
+
+
+README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
+
+
+def _summary(found: dict[str, dict[str, Any]]) -> str:
+    """One table of every row, each benchmark's date, machine and commit in its first cell."""
+    lines = ["| benchmark | what | figure | target | met |", "|---|---|---|---|---|"]
+    for name in sorted(found, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n)):
+        data = found[name]
+        where = f"**{name}**<br>{data['date']}<br>{data['machine']}<br>commit {data['commit']}"
+        for i, r in enumerate(data["rows"]):
+            met = {True: "yes", False: "**no**", None: ""}[r["met"]]
+            lines.append(f"| {where if i == 0 else ''} | {r['what']} | {r['figure']} | {r['target']} | {met} |")
+    return "\n".join(lines) + "\n"
 
 
 def main() -> int:
@@ -42,7 +58,13 @@ def main() -> int:
     if missing:
         lines += [f"Not run yet: {', '.join(missing)}.", ""]
     write_text_atomic(ROOT / "bench" / "RESULTS.md", "\n".join(lines))
-    print(f"wrote bench/RESULTS.md ({len(found)} benchmarks)")
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(README_START), text.find(README_END)
+    if 0 <= start < end:
+        table = _summary(found)
+        write_text_atomic(readme, text[: start + len(README_START)] + "\n" + table + text[end:])
+    print(f"wrote bench/RESULTS.md and the README's table ({len(found)} benchmarks)")
     return 0
 
 
