@@ -174,11 +174,14 @@ _PLAIN = re.compile(r"^[^\W\d_](?:[\w .'-]*[\w.])?$")
 def _in_place(text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None) -> tuple[str, int] | None:
     """The stamped text and the number of sources stamped, or None where this way cannot
     do it safely."""
+    loader = _LOADER(text)
     try:
-        node = yaml.compose(text, Loader=_LOADER)
-        data = yaml.load(text, Loader=_LOADER)
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError:
         return None
+    finally:
+        loader.dispose()
     plan = _plan(data, reachable, fill)
     if not plan:
         return text, 0
