@@ -202,9 +202,9 @@ def _in_place(text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, ob
     out = text
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + new + out[end:]
-    expected = copy.deepcopy(data)
+    expected: Any = copy.deepcopy(data)
     for where, value in plan:
-        parent = expected
+        parent: Any = expected
         for key in where[:-1]:
             parent = parent[key]
         parent[where[-1]] = value
