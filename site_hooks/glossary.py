@@ -117,8 +117,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         )
         generated.edit_uri = page.edit_uri
         generated.modified = page.src_uri in changed
-        if generated.modified:
-            _rebuilt.add(generated.url)
+        if generated.modified:  # as Page.url (and so the search index) writes it: '' for the home page
+            _rebuilt.add("" if generated.url in (".", "./") else generated.url)
         files.append(generated)
     for raw in _content.files:
         files.append(File.generated(config, raw.src_uri, content=raw.content))

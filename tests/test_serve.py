@@ -104,9 +104,30 @@ def test_serve_picks_up_edits_to_terms_templates_and_measurements(served: tuple[
     assert rebuilt and int(rebuilt[-1][0]) < int(rebuilt[-1][1]) / 2, log[-2000:]
     _wait_for(lambda text: "A body edit." in text, base + "search/search_index.json")
     assert _search_index(base) == index_before  # every page once, none lost or doubled
+    # A definition shows on the home page too: a partial rebuild that includes it.
     _edit(root / "terms" / "nvrtc.yaml", "NVIDIA's runtime compilation library", "NVIDIA's run-time compiler library")
+    _wait_for(lambda text: "run-time compiler library" in text, base)
+    _wait_for(lambda text: "run-time compiler library" in text, base + "search/search_index.json")
+    assert _search_index(base) == index_before
     _wait_for(lambda text: "run-time compiler library" in text, page)
     _edit(root / "templates" / "term.md.j2", "## Related terms", "## Related terms (edited)")
     _wait_for(lambda text: "Related terms (edited)" in text, page)
     _edit(root / "measurements" / "ptx-jit" / "h200-lent.json", '"value": 1056,', '"value": 1057,')
     _wait_for(lambda text: "1057 blocks" in text, base + "terms/jit-compilation/")
+
+
+def test_serve_recovers_from_a_broken_term_with_every_page_and_search_entry(served: tuple[Path, str]) -> None:
+    root, base = served
+    index_before = _search_index(base)
+    term = root / "terms" / "nvrtc.yaml"
+    good = term.read_text(encoding="utf-8")
+    term.write_text(good.replace("section: ", "section: no-such-section-", 1), encoding="utf-8")
+    deadline = time.monotonic() + WAIT_S
+    while "no section 'no-such-section-" not in (root / "serve.log").read_text(encoding="utf-8"):
+        assert time.monotonic() < deadline, "the broken term was not reported"
+        time.sleep(0.2)
+    term.write_text(good.replace("body: |\n  ", "body: |\n  Fixed again. ", 1), encoding="utf-8")
+    _wait_for(lambda text: "Fixed again." in text, base + "terms/nvrtc/")
+    _wait_for(lambda text: "Fixed again." in text, base + "search/search_index.json")
+    assert _search_index(base) == index_before
+    assert "What is PTX?" in _get(base + "terms/ptx/")
