@@ -107,9 +107,10 @@ class AutoLinker:
         pos = 0
         for m in _STARTS.finditer(text):
             start = m.start()
-            if start < pos:
+            lead = m.group(0)
+            if start < pos or (lead not in self._exact and lead.lower() not in self._folded):
                 continue
-            end = self._match_end(text, start, m.group(0))
+            end = self._match_end(text, start, lead)
             if end < 0:
                 continue
             found = text[start:end]
