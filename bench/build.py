@@ -207,7 +207,11 @@ def main() -> int:
     if 1000 in found and 5000 in found:
         growth = found[5000]["ours"] / found[1000]["ours"]
         rows.append(row("ours: 5,000 terms ÷ 1,000 terms", f"{growth:.2f}×", "≤ 5.5×", growth <= 5.5))
-    save("build", rows, notes=f"Each figure is the fastest of {args.repeats} builds of that variant, the variants taking turns.")
+    save(
+        "build",
+        rows,
+        notes=f"Each figure is the fastest of {args.repeats} builds of that variant, the variants taking turns.",
+    )
     return 0
 
 
