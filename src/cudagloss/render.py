@@ -149,11 +149,23 @@ def _markdown_safe(value: object) -> object:
     return neutralize_html(value)
 
 
+class _PageEnvironment(jinja2.Environment):
+    """Template contexts are plain dicts, read as `entry.name`: Jinja tries the attribute
+    first and only then the key, paying for an AttributeError each time (a quarter of
+    rendering 5,000 term pages). Keys are looked up first here; templates call no dict
+    methods, and the trusted templates are the only users of this environment."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
 def make_environment(templates_dir: Path, *, markdown_files: bool = False) -> jinja2.Environment:
     """The templates' environment. Pages are HTML-escaped (MkDocs turns them into HTML);
     markdown_files is for exports read as Markdown text, where escaping would show as
     entities, so text there only has its raw HTML neutralised."""
-    env = jinja2.Environment(
+    env = _PageEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
         autoescape=not markdown_files,
         finalize=_markdown_safe if markdown_files else None,
