@@ -91,8 +91,6 @@ class AutoLinker:
         """End of the longest form starting at pos and ending at a word boundary, or -1."""
         folded = self._folded.get(lead.lower(), ())
         exact = self._exact.get(lead, ())
-        if not folded and not exact:
-            return -1
         for length in self._lengths_for(lead):
             end = pos + length
             if end > len(text) or (end < len(text) and _WORD_CHAR.match(text, end)):

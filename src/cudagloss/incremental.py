@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 
 from .render import SiteContent
 
+PageInputs = tuple[bool, str | None, str]
 
-def page_fingerprints(content: SiteContent) -> dict[str, str]:
-    """What each generated page's HTML is made from, by its source URI."""
-    return {p.src_uri: f"{p.in_nav}\0{p.edit_uri or ''}\0{p.markdown}" for p in content.pages}
+
+def page_fingerprints(content: SiteContent) -> dict[str, PageInputs]:
+    """What each generated page's HTML is made from, by its source URI (the strings
+    themselves, not copies: comparing equal strings is as cheap as comparing digests)."""
+    return {p.src_uri: (p.in_nav, p.edit_uri, p.markdown) for p in content.pages}
 
 
 def shared_fingerprint(content: SiteContent, config_text: str) -> str:
@@ -30,10 +33,10 @@ def shared_fingerprint(content: SiteContent, config_text: str) -> str:
 @dataclass
 class BuildMemory:
     shared: str | None = None
-    pages: dict[str, str] = field(default_factory=dict)
-    _pending: tuple[str, dict[str, str]] | None = None
+    pages: dict[str, PageInputs] = field(default_factory=dict)
+    _pending: tuple[str, dict[str, PageInputs]] | None = None
 
-    def changed(self, shared: str, pages: dict[str, str]) -> set[str]:
+    def changed(self, shared: str, pages: dict[str, PageInputs]) -> set[str]:
         """Source URIs whose output may differ from the last completed build (all of them
         when there was none, or when what every page shows has changed)."""
         self._pending = (shared, pages)

@@ -482,7 +482,9 @@ class Renderer:
                 return None
             return {
                 "status": m.status,
-                "raw": relative_href(raw_json_src_uri(record.id, run.node, failed=failed), MEASUREMENTS_DIR + "/x"),
+                "raw": relative_href(
+                    raw_json_src_uri(record.id, run.node, failed=failed), measurement_src_uri(record.id)
+                ),
                 "raw_name": posixpath.basename(raw_json_src_uri(record.id, run.node, failed=failed)),
                 "provenance": [{"label": PROVENANCE_LABELS.get(k, k), "value": v} for k, v in m.provenance.items()],
                 "gates": m.gates,
