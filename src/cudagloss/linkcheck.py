@@ -2,33 +2,47 @@
 
 Bounds everywhere, because the other end is not ours: requests in flight (global and per
 host), connect/read/total time, redirects (followed by hand, so the chain is recorded and
-loops are caught), body bytes read, and retries (exponential backoff with jitter,
-honouring Retry-After up to a cap). No cookies are kept or sent, no credentials either:
-the cookie jar refuses every cookie, the environment's proxies and .netrc are ignored,
-and a URL carrying a user name or password is invalid.
+loops are caught), body bytes read and decoded, and retries (exponential backoff with jitter,
+honouring a strict Retry-After up to a cap). Requests go straight to httpx's transport: no
+client, so no cookie jar, auth, .netrc, proxy from the environment or Location parsing by
+httpx; only our own headers, checked once more before the wire. A URL carrying a user name
+or password is invalid, and so is a redirect to one: not followed, with or without them (a
+stripped request is not the one the server asked for). Whatever one server sends is that
+URL's result (linkwire reads it as hostile); nothing ends the run.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import random
-import re
-import socket
 import time
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from . import __version__
-from .links import Hop, LinkResult, LinkStatus, is_checkable
+from .links import Hop, LinkResult, LinkStatus, url_problem
+from .links import looks_offline as looks_offline  # where linkrun has always found it
+from .linkwire import (
+    BodyDecodeError,
+    BoundedBody,
+    CredentialRefused,
+    host_of,
+    is_dns_failure,
+    looks_not_found,
+    redacted,
+    refuse_credentials,
+    retry_after,
+    shown,
+)
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 PERMANENT = frozenset({301, 308})
-_SOFT_404 = re.compile(rb"<title[^>]*>[^<]*(404|not found|page not found|no longer exists)[^<]*</title>", re.I)
+ACCEPT_ENCODING = "gzip, deflate"
+"""Only the codings linkwire decodes under the body cap."""
 
 
 @dataclass(frozen=True)
@@ -55,48 +69,22 @@ class _Attempt(Exception):
         self.result, self.wait = result, wait
 
 
-def _retry_after(value: str | None, now: float) -> float | None:
-    """Seconds to wait from a Retry-After header (seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - now)
-
-
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
-
-
-def _is_dns_failure(exc: BaseException) -> bool:
-    while exc is not None:
-        if isinstance(exc, socket.gaierror):
-            return True
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return False
-
-
 POOL_SIZE = 4
-"""Connections per httpx client. httpcore's pool does work quadratic in its connections on
+"""Connections per httpx transport. httpcore's pool does work quadratic in its connections on
 every request (measured: most of the CPU time at 32 connections to one host), so a host
 allowed more requests in flight gets several small pools instead of one large one."""
 
 
 class _Pool:
-    """One httpx client and how many requests it has in flight."""
+    """One httpx transport (a connection pool) and how many requests it has in flight."""
 
-    def __init__(self, client: Any) -> None:
-        self.client, self.busy = client, 0
+    def __init__(self, transport: Any) -> None:
+        self.transport, self.busy = transport, 0
 
 
 class LinkChecker:
-    """Checks URLs; one instance holds the limits and the clients for one run. Use it as an
-    async context manager, which closes the clients."""
+    """Checks URLs; one instance holds the limits and the connection pools for one run. Use it as an
+    async context manager, which closes the pools."""
 
     def __init__(self, options: CheckerOptions | None = None) -> None:
         self.options = options or CheckerOptions()
@@ -111,24 +99,38 @@ class LinkChecker:
     async def __aexit__(self, *exc: object) -> None:
         pools = [pool for shard in self._pools.values() for pool in shard]
         self._pools = {}
-        await asyncio.gather(*(pool.client.aclose() for pool in pools))
+        # a pool that fails to close (a peer gone mid-TLS-shutdown) must not undo the results
+        await asyncio.gather(*(pool.transport.aclose() for pool in pools), return_exceptions=True)
 
-    def _client(self, size: int) -> Any:
-        """A client with no cookies, no credentials and nothing from the environment."""
+    def _transport(self, size: int) -> Any:
+        """A connection pool with nothing from the environment (no proxy, no certificates
+        named there); requests reach it without any client in between."""
+        import httpx
+
+        if self._tls is None:  # one certificate store for every pool: loading it costs ~15 ms
+            self._tls = httpx.create_ssl_context(trust_env=False)
+        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
+        return httpx.AsyncHTTPTransport(verify=self._tls, trust_env=False, limits=limits)
+
+    @asynccontextmanager
+    async def _exchange(self, transport: Any, method: str, url: str) -> AsyncIterator[Any]:
+        """One request with our headers only, its response streamed (unread, undecoded)."""
         import httpx
 
         o = self.options
-        if self._tls is None:  # one certificate store for every pool: loading it costs ~15 ms
-            self._tls = httpx.create_ssl_context(trust_env=False)
-        return httpx.AsyncClient(
-            verify=self._tls,
-            follow_redirects=False,
-            timeout=httpx.Timeout(o.read_timeout, connect=o.connect_timeout),
-            headers={"User-Agent": o.user_agent, "Accept": "text/html,application/xhtml+xml,*/*;q=0.8"},
-            cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
-            trust_env=False,
-            limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
-        )
+        headers = {
+            "User-Agent": o.user_agent,
+            "Accept": "text/html,application/xhtml+xml,*/*;q=0.8",
+            "Accept-Encoding": ACCEPT_ENCODING,
+        }
+        timeout = httpx.Timeout(o.read_timeout, connect=o.connect_timeout)
+        request = httpx.Request(method, url, headers=headers, extensions={"timeout": timeout.as_dict()})
+        refuse_credentials(request)
+        response = await transport.handle_async_request(request)
+        try:
+            yield response
+        finally:
+            await response.aclose()
 
     def _pool(self, host: str) -> _Pool:
         """The least busy of the host's pools (created on first use)."""
@@ -136,7 +138,7 @@ class LinkChecker:
         if shard is None:
             allowed = min(self.options.per_host, self.options.concurrency)
             count = -(-allowed // POOL_SIZE)
-            shard = self._pools[host] = [_Pool(self._client(-(-allowed // count))) for _ in range(count)]
+            shard = self._pools[host] = [_Pool(self._transport(-(-allowed // count))) for _ in range(count)]
         return min(shard, key=lambda pool: pool.busy)
 
     async def check_all(self, urls: Iterable[str]) -> dict[str, LinkResult]:
@@ -146,32 +148,39 @@ class LinkChecker:
         return dict(zip(unique, results, strict=True))
 
     async def check(self, url: str) -> LinkResult:
+        """url's result, whatever the URL and whatever its server sends: this never raises
+        (the broad except is the last line; known failures are classified further in)."""
         started = time.monotonic()
-        parts = urlsplit(url)
-        if not is_checkable(url):
-            return LinkResult(url, LinkStatus.INVALID, "not an http(s) URL with a host")
-        if parts.username or parts.password:
-            return LinkResult(url, LinkStatus.INVALID, "the URL carries credentials; they are never sent")
-        host = _host(url)
+        problem = url_problem(url)
+        if problem is not None:
+            return LinkResult(url, LinkStatus.INVALID, problem)
+        try:
+            result = await self._check(url)
+        except Exception as exc:  # the last line: one URL's trouble is never the run's
+            result = LinkResult(url, LinkStatus.BROKEN, shown(f"checker error ({type(exc).__name__}: {exc})"))
+        return replace(result, elapsed_s=round(time.monotonic() - started, 3))
+
+    async def _check(self, url: str) -> LinkResult:
+        host = host_of(url)
         per_host = self._hosts.setdefault(host, asyncio.Semaphore(self.options.per_host))
         async with self._global, per_host:
             pool = self._pool(host)
             pool.busy += 1
             try:
-                result = await asyncio.wait_for(self._with_retries(pool.client, url), self.options.total_timeout)
+                result = await asyncio.wait_for(self._with_retries(pool.transport, url), self.options.total_timeout)
             except asyncio.TimeoutError:
                 result = LinkResult(url, LinkStatus.TIMEOUT, f"no answer within {self.options.total_timeout:g} s")
             finally:
                 pool.busy -= 1
-        return replace(result, elapsed_s=round(time.monotonic() - started, 3))
+        return result
 
-    async def _with_retries(self, client: Any, url: str) -> LinkResult:
+    async def _with_retries(self, transport: Any, url: str) -> LinkResult:
         o = self.options
         attempt = 0
         while True:
             attempt += 1
             try:
-                result = await self._follow(client, url)
+                result = await self._follow(transport, url)
                 return replace(result, attempts=attempt)
             except _Attempt as failed:
                 if attempt > o.retries:
@@ -184,7 +193,7 @@ class LinkChecker:
                     delay = max(delay, failed.wait)
                 await asyncio.sleep(delay)
 
-    async def _follow(self, client: Any, url: str) -> LinkResult:
+    async def _follow(self, transport: Any, url: str) -> LinkResult:
         """One attempt: requests and redirects until a final answer."""
         import httpx
 
@@ -193,53 +202,70 @@ class LinkChecker:
         current = url
         while True:
             try:
-                status, headers, body = await self._request(client, current)
+                status, headers, body = await self._request(transport, current)
             except httpx.TimeoutException as exc:
                 raise _Attempt(LinkResult(url, LinkStatus.TIMEOUT, f"timed out ({type(exc).__name__})")) from None
-            except (httpx.TransportError, httpx.InvalidURL) as exc:
-                if _is_dns_failure(exc):
-                    detail = f"DNS lookup of {_host(current)} failed"
+            except (CredentialRefused, httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:
+                detail = shown(f"cannot be requested ({type(exc).__name__}: {exc})")
+                return LinkResult(url, LinkStatus.INVALID, detail, chain=tuple(chain))
+            except BodyDecodeError as exc:
+                return LinkResult(url, LinkStatus.BROKEN, shown(str(exc)), chain=tuple(chain))
+            except (httpx.TransportError, httpx.HTTPError, httpx.StreamError) as exc:
+                if is_dns_failure(exc):
+                    detail = f"DNS lookup of {host_of(current)} failed"
                 else:
-                    detail = f"connection failed ({type(exc).__name__}: {exc})".rstrip(": )") + ")"
+                    detail = shown(f"connection failed ({type(exc).__name__}: {exc}".rstrip(": ") + ")")
                 raise _Attempt(LinkResult(url, LinkStatus.BROKEN, detail, chain=tuple(chain))) from None
-            if status in REDIRECT_STATUSES and headers.get("location"):
-                target = urljoin(current, headers["location"])
-                chain.append(Hop(status, target))
+            location = headers.get("location", "").strip()
+            if status in REDIRECT_STATUSES and location:
+                try:
+                    target = urljoin(current, location)
+                except ValueError:  # urlsplit refuses some (an unclosed IPv6 bracket, ...)
+                    target = location
+                problem = url_problem(target)
+                # a valid target is printable and free of credentials as it is; any other is shown safely
+                where = target if problem is None else shown(redacted(target))
+                chain.append(Hop(status, where))
                 if target in seen:
-                    return LinkResult(url, LinkStatus.BROKEN, "redirect loop", status, target, tuple(chain))
+                    return LinkResult(url, LinkStatus.BROKEN, "redirect loop", status, where, tuple(chain))
                 if len(chain) > self.options.max_redirects:
                     detail = f"more than {self.options.max_redirects} redirects"
-                    return LinkResult(url, LinkStatus.BROKEN, detail, status, target, tuple(chain))
-                if not is_checkable(target):
-                    return LinkResult(url, LinkStatus.INVALID, f"redirects to {target}", status, target, tuple(chain))
+                    return LinkResult(url, LinkStatus.BROKEN, detail, status, where, tuple(chain))
+                if problem is not None:
+                    detail = f"redirects to {shown(redacted(target), 80)}, which is invalid: {shown(problem, 100)}"
+                    return LinkResult(url, LinkStatus.INVALID, detail, status, where, tuple(chain))
                 seen.add(target)
                 current = target
                 continue
             return self._verdict(url, current, status, headers, body, chain)
 
-    async def _request(self, client: Any, url: str) -> tuple[int, Any, bytes]:
-        """HEAD, then a GET reading at most max_body bytes when HEAD is refused or cannot
-        tell (an error status, or a 200 HTML page that may be a soft 404)."""
-        head = await client.head(url)
-        kind = head.headers.get("content-type", "")
-        needs_get = (head.status_code >= 400 and head.status_code != 429) or (
-            head.status_code == 200 and "html" in kind
-        )
-        if not needs_get:
-            return head.status_code, head.headers, b""
-        body = bytearray()
-        async with client.stream("GET", url) as response:
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) >= self.options.max_body:
+    async def _request(self, transport: Any, url: str) -> tuple[int, Any, bytes]:
+        """HEAD, then a GET reading at most max_body raw bytes (decoded into at most max_body
+        bytes) when HEAD is refused or cannot tell (an error status, or a 200 HTML page that
+        may be a soft 404). Bodies are streamed raw: httpx never decodes one here."""
+        async with self._exchange(transport, "HEAD", url) as head:
+            kind = head.headers.get("content-type", "")
+            needs_get = (head.status_code >= 400 and head.status_code != 429) or (
+                head.status_code == 200 and "html" in kind
+            )
+            if not needs_get:
+                return head.status_code, head.headers, b""
+        cap = self.options.max_body
+        async with self._exchange(transport, "GET", url) as response:
+            body = BoundedBody(response.headers.get("content-encoding", ""), cap)
+            raw = 0
+            async for chunk in response.aiter_raw():
+                raw += len(chunk)
+                body.feed(chunk)
+                if body.full or raw >= cap:
                     break
-            return response.status_code, response.headers, bytes(body[: self.options.max_body])
+            return response.status_code, response.headers, body.content()
 
     def _verdict(self, url: str, final: str, status: int, headers: Any, body: bytes, chain: list[Hop]) -> LinkResult:
         hops = tuple(chain)
         permanent = bool(hops) and all(h.status in PERMANENT for h in hops)
         if 200 <= status < 300:
-            soft = bool(_SOFT_404.search(body))
+            soft = looks_not_found(body)
             home = bool(hops) and urlsplit(final).path in ("", "/") and urlsplit(url).path not in ("", "/")
             notes = []
             if soft:
@@ -259,7 +285,7 @@ class LinkChecker:
             detail = f"HTTP {status}{reason}"
             return LinkResult(url, LinkStatus.BLOCKED, detail, status, final if hops else None, hops)
         if status in RETRY_STATUSES:
-            wait = _retry_after(headers.get("retry-after"), time.time())
+            wait = retry_after(headers.get("retry-after"), time.time())
             kind = LinkStatus.RATE_LIMITED if status == 429 else LinkStatus.BROKEN
             result = LinkResult(url, kind, f"HTTP {status}", status, final if hops else None, hops)
             raise _Attempt(result, wait)
@@ -274,12 +300,3 @@ def check_urls(urls: Iterable[str], options: CheckerOptions | None = None) -> di
             return await checker.check_all(urls)
 
     return asyncio.run(run())
-
-
-def looks_offline(results: dict[str, LinkResult]) -> bool:
-    """No URL got any HTTP answer and every failure was a DNS lookup: there is no network
-    here, which says nothing about the sources."""
-    if not results:
-        return False
-    checked = [r for r in results.values() if r.status is not LinkStatus.INVALID]
-    return bool(checked) and all(r.http_status is None and r.detail.startswith("DNS lookup") for r in checked)
