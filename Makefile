@@ -29,16 +29,34 @@ serve: $(STAMP) ## build and serve the site on 127.0.0.1:8000; an edit to terms/
 build: $(STAMP) ## check the terms, then build the site into site/ (mkdocs build --strict)
 	$(BIN)/mkdocs build --strict --site-dir site
 
+check: export CUDAGLOSS_TERMS := $(value TERMS)
 check: $(STAMP) ## report every mistake in the term and measurement files as path:line:col (TERMS=folder to check another)
-	$(BIN)/cudagloss check --strict $(TERMS)
+	$(BIN)/cudagloss check --strict "$$CUDAGLOSS_TERMS"
 
+# The name, section and folder reach cudagloss in the environment as the text typed: never
+# through a shell, never expanded by make. make exports a variable given on its command
+# line, expanding it (a `$(shell ...)` in it would run), so those three are not exported.
+ifeq ($(origin TERM),command line)
+unexport TERM
+endif
+ifeq ($(origin SECTION),command line)
+unexport SECTION
+endif
+ifeq ($(origin TERMS),command line)
+unexport TERMS
+endif
+new: NEW_TERM_ORIGIN := $(origin TERM)
+new: export CUDAGLOSS_NEW_TERM := $(value TERM)
+new: export CUDAGLOSS_NEW_SECTION := $(value SECTION)
+new: export CUDAGLOSS_NEW_TERMS := $(value TERMS)
 new: $(STAMP) ## write terms/<slug>.yaml for a new term: make new TERM="Fat binary" [SECTION=slug]
 	@# TERM is also the terminal's type in the environment: only a TERM given to make counts.
-	@test "$(origin TERM)" = "command line" || { echo 'usage: make new TERM="Fat binary" [SECTION=compilation]' >&2; exit 2; }
-	$(BIN)/cudagloss new "$(TERM)" --terms $(TERMS) $(if $(SECTION),--section $(SECTION))
+	@test "$(NEW_TERM_ORIGIN)" = "command line" || { echo 'usage: make new TERM="Fat binary" [SECTION=compilation]' >&2; exit 2; }
+	$(BIN)/cudagloss new --from-env
 
+export: export CUDAGLOSS_TERMS := $(value TERMS)
 export: $(STAMP) ## write the whole glossary as export/glossary.md and export/llms.txt (the site publishes both too)
-	$(BIN)/cudagloss export $(TERMS) --out export
+	$(BIN)/cudagloss export "$$CUDAGLOSS_TERMS" --out export
 
 test: $(STAMP) ## run the test suite
 	$(BIN)/python -m pytest
@@ -53,8 +71,9 @@ schema: $(STAMP) ## regenerate schema/*.json from the model
 verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=id for one; ARGS=--list)
 	PYTHONPATH=src:. $(PYTHON) -m verifier $(if $(EXPERIMENT),--experiment $(EXPERIMENT)) $(ARGS)
 
+links: export CUDAGLOSS_TERMS := $(value TERMS)
 links: $(STAMP) ## check every source URL, stamp reachable ones in the terms (ARGS=--force, --format json, --no-stamp)
-	$(BIN)/cudagloss links $(TERMS) $(ARGS)
+	$(BIN)/cudagloss links "$$CUDAGLOSS_TERMS" $(ARGS)
 
 # The other link checkers the benchmark compares against, kept out of .venv. Either may fail
 # to install (no npm here, say): the benchmark then reports that tool as not installed.

@@ -4,18 +4,21 @@
 folder) and the verifier's catalog (verifier/ in the working directory), as the site does.
 
 Author mistakes print as `path:line:col: message` with a hint, every one of them, and
-exit with status 1; nothing here prints a traceback for a user's mistake.
+exit with status 1; nothing here prints a traceback for a user's mistake. A file that
+cannot be written (disk full, no permission, read-only file system) is one line and
+exit status 5 (atomic.EXIT_WRITE).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .atomic import write_text_atomic
+from .atomic import EXIT_WRITE, WriteFailed, write_text_atomic
 from .diagnostics import Diagnostic, GlossaryError, count, did_you_mean, display_path, report
 from .schema import SCHEMAS, schema_text
 from .site import load_glossary
@@ -83,14 +86,33 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+NEW_FROM_ENV = ("CUDAGLOSS_NEW_TERM", "CUDAGLOSS_NEW_SECTION", "CUDAGLOSS_NEW_TERMS")
+"""Where `new --from-env` finds the name, section and folder: `make new` hands them over in
+the environment, so a name is never text that a shell (or make) could run."""
+
+
 def _new(args: argparse.Namespace) -> int:
     from .scaffold import new_term
 
+    name, section, terms = args.name, args.section, args.terms
+    if args.from_env:
+        if name is not None:
+            print("cudagloss new: give the name or --from-env, not both", file=sys.stderr)
+            return EXIT_USAGE
+        name = os.environ.get(NEW_FROM_ENV[0])
+        section = os.environ.get(NEW_FROM_ENV[1]) or section
+        terms = os.environ.get(NEW_FROM_ENV[2]) or terms
+    if name is None:
+        print('usage: cudagloss new "Fat binary" [--section SLUG] (or --from-env)', file=sys.stderr)
+        return EXIT_USAGE
     try:
-        path = new_term(args.name, Path(args.terms), section=args.section, slug=args.slug)
+        path = new_term(name, Path(terms), section=section, slug=args.slug)
     except GlossaryError as exc:
         print(exc.report(), file=sys.stderr)
         return EXIT_ERRORS
+    except WriteFailed as exc:
+        print(f"cudagloss new: {exc}", file=sys.stderr)
+        return EXIT_WRITE
     print(f"wrote {display_path(path)}: fill it in, then run 'make check' and 'make serve'")
     return EXIT_OK
 
@@ -163,7 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.set_defaults(run=_check)
     new = sub.add_parser("new", help='write terms/<slug>.yaml for a new term: cudagloss new "Fat binary"')
-    new.add_argument("name", help="the term as readers know it")
+    new.add_argument("name", nargs="?", help="the term as readers know it")
+    new.add_argument(
+        "--from-env", action="store_true", help=f"take the name, section and folder from {', '.join(NEW_FROM_ENV)}"
+    )
     new.add_argument("--terms", default="terms", help="the terms folder (default: terms)")
     new.add_argument("--section", help="its section's slug (default: the first in _sections.yaml)")
     new.add_argument("--slug", help="the file name without .yaml (default: made from the name)")
@@ -197,6 +222,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `cudagloss values | head`: the reader left, which is not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:  # `export` or `schema` on a full disk: one line, never a traceback
+        if not isinstance(exc, WriteFailed) and exc.errno not in _NO_ROOM_OR_RIGHT:
+            raise
+        shown = exc if isinstance(exc, WriteFailed) else f"cannot write {exc.filename}: {exc.strerror}"
+        print(f"cudagloss {args.command}: {shown}", file=sys.stderr)
+        return EXIT_WRITE
+
+
+_NO_ROOM_OR_RIGHT = (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,13 @@
 
 Exit codes: 0 nothing broken; 1 something broken or invalid; 2 the terms cannot be read;
 4 no network here (every lookup failed): nothing is reported broken and no file changes;
-130 interrupted (Ctrl-C): the URLs checked by then are stamped, each file written whole.
+5 a term file could not be written (disk full, no permission): one line says which and why,
+the report is still printed, and no file is left half-written;
+130 interrupted (Ctrl-C): the URLs checked by then are stamped, each file written whole;
+143 terminated (SIGTERM): stops at once, between two files, stamping nothing more.
+
+Stamping never loses an author's byte: see stamp.py (compare-and-swap, line breaks) and
+atomic.py (modes, links, read-only files, temporaries, signals).
 """
 
 from __future__ import annotations
@@ -12,21 +18,27 @@ import asyncio
 import datetime as dt
 import hashlib
 import json
+import signal
 import subprocess
 import sys
+import threading
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from .atomic import EXIT_WRITE, WriteFailed, remove_stale_temporaries
 from .diagnostics import GlossaryError
 from .history import FileHistory, HistoryUnavailable, read_history
 from .linkcheck import CheckerOptions, LinkChecker, looks_offline
 from .links import LinkResult, LinkStatus
+from .load import term_files
 from .model import PENDING
 from .site import load_glossary
 from .stamp import stamp_file
 
-EXIT_OK, EXIT_BROKEN, EXIT_TERMS, EXIT_OFFLINE, EXIT_INTERRUPTED = 0, 1, 2, 4, 130
+EXIT_OK, EXIT_BROKEN, EXIT_TERMS, EXIT_OFFLINE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 4, 130, 143
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,67 @@ def _problem(result: LinkResult) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with _sigterm_stops() as terminated:
+        try:
+            return _main(argv, terminated)
+        except KeyboardInterrupt:
+            if not terminated:
+                raise
+            print("cudagloss links: terminated", file=sys.stderr)
+            return EXIT_TERMINATED
+
+
+@contextmanager
+def _sigterm_stops() -> Iterator[list[int]]:
+    """SIGTERM stops the run like Ctrl-C, but stamps nothing more (a CI timeout, `docker
+    stop`): its handler raises KeyboardInterrupt, which never splits a file write (the
+    writer holds signals until its temporary is gone). The list is non-empty once it came."""
+    came: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield came
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stamp_all(terms: Path, today: dt.date, results: dict[str, LinkResult], stamped_files: list[str]) -> bool:
+    """Stamp every term file; False (after one line saying why) when a write failed, which
+    stops the stamping: a full disk or a folder we may not write fails for every file."""
+    remove_stale_temporaries(terms)  # those of a run killed by SIGKILL
+    history = _history(terms)
+    reachable = {u: today for u, r in results.items() if r.status.reachable}
+    repository = terms.absolute().parent.resolve()  # where the folder is named, not where a link leads
+    for file in term_files(terms):
+        if not file.resolve().is_relative_to(repository):
+            print(f"{file}: not stamped: it links to {file.resolve()}, outside {repository}", file=sys.stderr)
+            continue
+        found = history.get(file.resolve())
+        fill = (
+            {"written_by": found.written_by, "written_on": found.written_on, "reviewed_by": found.reviewed_by}
+            if found
+            else None
+        )
+        try:
+            outcome = stamp_file(file, reachable, fill)
+        except WriteFailed as exc:
+            print(f"cudagloss links: {exc}; stopped stamping after {len(stamped_files)} files", file=sys.stderr)
+            return False
+        if outcome.changed:
+            stamped_files.append(str(file))
+        if outcome.problem:
+            print(f"{file}: not stamped: {outcome.problem}", file=sys.stderr)
+    return True
+
+
+def _main(argv: list[str] | None, terminated: list[int]) -> int:
     parser = argparse.ArgumentParser(prog="cudagloss links", description="Check every source URL and stamp the terms.")
     parser.add_argument("terms", nargs="?", default="terms")
     parser.add_argument("--max-age", type=float, default=3.0, help="skip URLs found reachable this many days ago")
@@ -128,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(_check(todo, CheckerOptions(total_timeout=args.timeout), results))
     except KeyboardInterrupt:
+        if terminated:
+            print("\ncudagloss links: terminated; nothing was stamped", file=sys.stderr)
+            return EXIT_TERMINATED
         interrupted = True
         print(f"\ncudagloss links: interrupted; stamping the {len(results)} URLs checked so far", file=sys.stderr)
     if looks_offline(results):
@@ -137,25 +213,16 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_OFFLINE
-    stamped_files = []
+    stamped_files: list[str] = []
+    write_failed = False
     if not args.no_stamp:
-        terms = Path(args.terms)
-        files = sorted(terms.glob("*.yaml"))
-        files = [f for f in files if not f.name.startswith("_")]
-        history = _history(terms)
-        reachable = {u: today for u, r in results.items() if r.status.reachable}
-        for file in files:
-            found = history.get(file.resolve())
-            fill = (
-                {"written_by": found.written_by, "written_on": found.written_on, "reviewed_by": found.reviewed_by}
-                if found
-                else None
-            )
-            outcome = stamp_file(file, reachable, fill)
-            if outcome.changed:
-                stamped_files.append(str(file))
-            if outcome.problem:
-                print(f"{file}: not stamped: {outcome.problem}", file=sys.stderr)
+        try:
+            write_failed = not _stamp_all(Path(args.terms), today, results, stamped_files)
+        except KeyboardInterrupt:
+            if not terminated:
+                raise
+            print(f"cudagloss links: terminated; stopped after stamping {len(stamped_files)} files", file=sys.stderr)
+            return EXIT_TERMINATED
     counts = Counter(r.status.value for r in results.values())
     failed = any(r.status.fails for r in results.values())
     if args.format == "json":
@@ -197,4 +264,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"stamped {len(stamped_files)} term files")
     if interrupted:
         return EXIT_INTERRUPTED
+    if write_failed:
+        return EXIT_WRITE
     return EXIT_BROKEN if failed else EXIT_OK

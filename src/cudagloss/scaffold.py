@@ -4,6 +4,10 @@ The file it writes passes `cudagloss check` as it is (an empty term is still a v
 one), so an author can build and preview before writing a word. It never overwrites: the
 file is created with O_EXCL semantics (a hard link of a finished temporary file), and a
 name that another term already uses, as its name or an alias, is refused too.
+
+The name is data from the command line (`make new` hands it over in the environment,
+never through a shell): a name whose slug would not be a plain file name in terms/, or
+with control, bidi or zero-width characters, is refused with a clear error.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from pathlib import Path
+
+import yaml
 
 from .atomic import create_text_exclusive
 from .diagnostics import Diagnostic, GlossaryError, did_you_mean, display_path
@@ -77,27 +83,47 @@ byline:  # filled from git history by `make links`; a value set by hand is kept
 """
 
 
+MAX_NAME, MAX_SLUG = 200, 100
+
+
+def _hidden(name: str) -> str | None:
+    """The first control, format (bidi, zero-width), private-use or unassigned character."""
+    return next((c for c in name if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")), None)
+
+
 def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | None = None) -> Path:
     """Create terms/<slug>.yaml for name; GlossaryError says why not, with a hint."""
-    name = " ".join(name.split())
+    name = unicodedata.normalize("NFC", " ".join(name.split()))
     shown_folder = display_path(terms)
     slug = slug or slugify(name)
-    where = f"{shown_folder}/{slug or '?'}.yaml"
+    plain = bool(re.fullmatch(SLUG_PATTERN, slug)) and len(slug) <= MAX_SLUG
+    where = f"{shown_folder}/{slug if plain else '?'}.yaml"
 
     def refuse(message: str, hint: str) -> GlossaryError:
         return GlossaryError([Diagnostic(where, 1, 1, message, hint)])
 
     if not name:
         raise refuse("the term has no name", 'give it one: cudagloss new "Fat binary"')
-    if not re.match(SLUG_PATTERN, slug):
-        raise refuse(f"'{slug}' is not a valid slug", "pass --slug with lower-case letters, digits and dashes")
+    hidden = _hidden(name)
+    if hidden is not None:
+        what = unicodedata.name(hidden, "a control character")
+        raise refuse(f"the name holds an invisible character, U+{ord(hidden):04X} {what}", "type the name plainly")
+    if len(name) > MAX_NAME:
+        raise refuse(f"the name is {len(name)} characters long", f"a term's name has at most {MAX_NAME}")
+    if not plain:
+        raise refuse(
+            f"{slug[:MAX_SLUG]!r} is not a valid slug",
+            f"pass --slug with lower-case letters, digits and dashes (at most {MAX_SLUG}), e.g. --slug fat-binary",
+        )
     sections_file, _, diags = load_sections(terms)
     if sections_file is None:
         raise GlossaryError(diags)
     known = [s.slug for s in sections_file.sections]
-    chosen = section or known[0]
+    chosen = section or (known[0] if known else "")
     if chosen not in known:
-        raise refuse(f"unknown section '{chosen}'{did_you_mean(chosen, known)}", f"sections: {', '.join(known)}")
+        raise refuse(
+            f"unknown section {chosen[:MAX_SLUG]!r}{did_you_mean(chosen, known)}", f"sections: {', '.join(known)}"
+        )
     path = terms / f"{slug}.yaml"
     if path.exists():
         raise refuse("the term already exists; nothing was changed", f"edit {where}, or pass --slug for another file")
@@ -109,8 +135,11 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
                 f"'{name}' is already a name or alias of {display_path(other)}",
                 "edit that term, or choose a name readers do not already find there",
             )
+    text = term_text(name, chosen, known)
+    if (yaml.safe_load(text) or {}).get("name") != name:  # the name must come back as typed
+        raise refuse("this name cannot be written into a term file as it is", "type the name plainly")
     try:
-        create_text_exclusive(path, term_text(name, chosen, known))
+        create_text_exclusive(path, text)
     except FileExistsError:
         raise refuse("the term already exists; nothing was changed", f"edit {where}") from None
     return path

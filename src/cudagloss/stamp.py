@@ -4,7 +4,8 @@ This is the one place a machine edits a file people write, so it edits through a
 round-trip YAML library (ruamel.yaml) and then proves that only stamp lines changed: if
 the re-dumped file differs from the author's anywhere else (an indentation style the
 dumper would normalise, say), the file is left as it was and the problem reported. A
-stamp never moves back, and the write is atomic.
+stamp never moves back, and the write is atomic and a compare-and-swap (atomic.py): an
+edit an author saves meanwhile is never overwritten.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import Any
 
 import yaml
 
-from .atomic import write_text_atomic
+from . import linebreaks
+from .atomic import Changed, ReadOnly, read_snapshot, write_text_atomic
 
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -140,17 +142,56 @@ def stamp_file(
     Where every stamp replaces a value already in the file, the new values are written
     over the old ones' characters (found by the YAML parser) and the result is parsed again
     to prove it holds exactly the planned data; otherwise (a key to add, a layout the check
-    refuses) the edit goes through the round-trip library."""
-    text = path.read_text(encoding="utf-8")
-    if not _may_change(text, reachable, byline_fill):
-        return StampOutcome(path, False)
-    after = _in_place(text, reachable, byline_fill)
-    if after is None:
-        return _round_trip(path, text, reachable, byline_fill)
-    if after[0] == text:
-        return StampOutcome(path, False)
-    write_text_atomic(path, after[0])
-    return StampOutcome(path, True, after[1])
+    refuses) the edit goes through the round-trip library.
+
+    The write is a compare-and-swap: if the file changed after it was read (an author saved
+    it), the stamps are planned again on the new text, and after a few tries the file is
+    left as the author saved it. Line breaks (CRLF, LF, mixed) stay as they were; a
+    read-only file is reported, not written; a disk that is full raises WriteFailed."""
+    for _ in range(_ATTEMPTS):
+        try:
+            snapshot = read_snapshot(path)
+            text = snapshot.data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return StampOutcome(path, False, problem=f"cannot read it again ({exc}); left as it is")
+        after, stamped, problem = _stamp_text(text, reachable, byline_fill)
+        if after is None or after == text:
+            return StampOutcome(path, False, problem=problem)
+        try:
+            write_text_atomic(path, after, expect=snapshot)
+        except Changed:
+            continue
+        except ReadOnly:
+            return StampOutcome(path, False, problem="the file is read-only; left as it is")
+        return StampOutcome(path, True, stamped)
+    return StampOutcome(path, False, problem=_KEPT_EDIT)
+
+
+_ATTEMPTS = 3
+_KEPT_EDIT = "it changed while being stamped (saved in an editor?); left as last saved: run it again"
+
+
+def _stamp_text(
+    text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None
+) -> tuple[str | None, int, str]:
+    """The stamped text (None: leave the file), the sources stamped, and any problem. The
+    edit is made on LF text; the file's own line breaks are put back afterwards."""
+    if "\r" not in text:
+        return _stamp_lf(text, reachable, fill)
+    lf = linebreaks.to_lf(text)
+    after, stamped, problem = _stamp_lf(lf, reachable, fill)
+    return (None if after is None else linebreaks.restore(text, lf, after)), stamped, problem
+
+
+def _stamp_lf(
+    text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None
+) -> tuple[str | None, int, str]:
+    if not _may_change(text, reachable, fill):
+        return None, 0, ""
+    in_place = _in_place(text, reachable, fill)
+    if in_place is not None:
+        return in_place[0], in_place[1], ""
+    return _round_trip(text, reachable, fill)
 
 
 def _stamped(plan: Plan) -> int:
@@ -246,11 +287,11 @@ def _find(node: Any, where: tuple[str | int, ...]) -> Any:
 
 
 def _round_trip(
-    path: Path, text: str, reachable: Mapping[str, dt.date], byline_fill: Mapping[str, object] | None
-) -> StampOutcome:
+    text: str, reachable: Mapping[str, dt.date], byline_fill: Mapping[str, object] | None
+) -> tuple[str | None, int, str]:
     yaml_rt = next((_yaml(*i) for i in _INDENTS if _dump(_yaml(*i), _yaml(*i).load(text)) == text), None)
     if yaml_rt is None:
-        return StampOutcome(path, False, problem="its layout cannot be kept by the YAML round trip; stamp by hand")
+        return None, 0, "its layout cannot be kept by the YAML round trip; stamp by hand"
     data = yaml_rt.load(text)
     plan = _plan(data, reachable, byline_fill)
     for where, value in plan:
@@ -260,8 +301,7 @@ def _round_trip(
         parent[where[-1]] = _fresh(value) if isinstance(value, dt.date) else str(value)
     after = _dump(yaml_rt, data)
     if after == text:
-        return StampOutcome(path, False)
+        return None, 0, ""
     if not _only_stamps_changed(text, after):
-        return StampOutcome(path, False, problem="stamping would change lines other than the stamps; left as it was")
-    write_text_atomic(path, after)
-    return StampOutcome(path, True, _stamped(plan))
+        return None, 0, "stamping would change lines other than the stamps; left as it was"
+    return after, _stamped(plan), ""
