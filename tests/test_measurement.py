@@ -47,7 +47,7 @@ def test_unknown_version_is_refused_with_a_clear_message(tmp_path: Path) -> None
     data = json.loads(sample().to_json())
     data["format_version"] = FORMAT_VERSION + 1
     with pytest.raises(
-        MeasurementError, match=r"x\.json: measurement format version 2 is not known \(this tool reads 1\)"
+        MeasurementError, match=r"x\.json:1:1: measurement format version 2 is not known \(this tool reads 1\)"
     ):
         parse_measurement(json.dumps(data), "x.json")
 
@@ -115,3 +115,94 @@ def test_committed_measurements_load() -> None:
             "sm_count",
         ):
             assert key in m.provenance, (path.name, key)
+
+
+def test_a_measurement_error_carries_its_position_message_and_hint() -> None:
+    text = sample().to_json().replace('"value": 8', '"value": "8" ,"x": {}')
+    with pytest.raises(MeasurementError) as info:
+        parse_measurement(text, "m.json")
+    line = text[: text.index('"x"')].count("\n") + 1
+    assert (info.value.line, info.value.col) == (line, 21)
+    assert info.value.message == "results[0]: unknown field 'x'"
+    assert "make verify" in info.value.hint
+    assert [(p.line, p.col) for p in info.value.problems] == [(line, 21)]
+    assert str(info.value) == f"m.json:{line}:21: results[0]: unknown field 'x'"
+
+
+def verifier_run(**changes: object) -> Measurement:
+    """A measurement built the way verifier/__main__.py builds one, from the verifier's own
+    helpers (timings, gates, provenance); the GPU's own fields come from a committed file."""
+    import platform
+    import sys
+
+    from verifier.experiment import Outcome, timing
+    from verifier.provenance import _driver_release, _git, _version, node_name
+
+    committed = load_measurement(ROOT / "measurements" / "ptx-jit" / "h200-lent.json").provenance
+    commit, dirty = _git()
+    outcome = Outcome(repeats=5)
+    outcome.gate("ptx loads on this driver", True)
+    outcome.gate("the user's own JIT cache was not touched", True, str(Path.home() / ".nv" / "ComputeCache"))
+    outcome.add(*timing("load_warm_cache", [0.0003, 0.00028, 0.00031], "load from a warm JIT cache"))
+    outcome.add(Result("ptx_isa_version", "9.0", "", "PTX ISA version NVRTC emitted"))
+    fields: dict[str, object] = {
+        "experiment": "ptx-jit",
+        "purpose": "JIT-compile PTX in a fresh process",
+        "code_hash": "sha256:" + "0" * 64,
+        "status": "ok",
+        "provenance": {
+            "node": node_name(),
+            **{k: committed[k] for k in ("gpu_name", "compute_capability", "sm_count", "cuda_driver_version")},
+            "driver_version": _driver_release(),
+            "cuda_bindings_version": _version("cuda-bindings"),
+            "python": sys.version.split()[0],
+            "os": platform.platform(),
+            "git_commit": commit,
+            "git_dirty": dirty,
+            "recorded_at": "2026-12-03T02:57:46+00:00",
+            "duration_s": 1.234,
+            "repeats": 5,
+        },
+        "gates": outcome.gates,
+        "results": outcome.results,
+        "error": None,
+    }
+    return Measurement(**{**fields, **changes})  # type: ignore[arg-type]
+
+
+def test_what_the_verifier_writes_is_what_the_site_reads(tmp_path: Path) -> None:
+    path = record(verifier_run(), tmp_path)
+    assert load_measurement(path) == verifier_run()
+
+
+def test_a_crash_is_recorded_even_when_its_error_text_is_odd(tmp_path: Path) -> None:
+    try:
+        raise RuntimeError("worker said \x1b[31mred\x1b[0m\x00 and \u202eevil")
+    except RuntimeError as exc:
+        import traceback
+
+        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}" + "x" * 30_000
+    path = record(verifier_run(status="failed", gates=[], results=[], error=error), tmp_path)
+    assert path.name.endswith(".failed.json")
+    kept = load_measurement(path).error
+    assert kept is not None and len(kept) <= 20_000 and "[… cut …]" in kept
+    assert kept.startswith("RuntimeError: worker said \\x1b[31mred\\x1b[0m\\x00 and \\u202eevil\nTraceback")
+
+
+@pytest.mark.parametrize(
+    ("changes", "part"),
+    [
+        ({"provenance": {"node": "<script>"}}, "is not a node name"),
+        ({"provenance": {"node": "../../outside"}}, "is not a node name"),
+        ({"experiment": "../outside"}, "is not an experiment id"),
+        ({"results": [Result("median", float("nan"), "ms")]}, "NaN is not a JSON number"),
+        ({"results": [Result("median", 1.0, "ms", samples=[float("inf")])]}, "Infinity is not a JSON number"),
+        ({"gates": [Gate("<b>", True)]}, "is not a gate name"),
+    ],
+)
+def test_the_verifier_never_writes_a_file_the_site_would_refuse(
+    tmp_path: Path, changes: dict[str, object], part: str
+) -> None:
+    with pytest.raises(MeasurementError, match=part):
+        record(verifier_run(**changes), tmp_path / "measurements")
+    assert not list(tmp_path.rglob("*")), "nothing is written, not even a folder"

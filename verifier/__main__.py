@@ -24,7 +24,8 @@ from types import ModuleType
 from typing import Any
 
 from cudagloss.atomic import write_text_atomic
-from cudagloss.measurement import Measurement, record
+from cudagloss.measurement import Measurement, MeasurementError, record
+from cudagloss.measurement_check import is_node_name
 
 from . import cachedir
 from .cuda import CudaError, Device
@@ -119,8 +120,15 @@ def _run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
     if isinstance(device, str):
         print(f"make verify: no usable CUDA GPU on this machine ({device}); run it on a GPU node", file=sys.stderr)
         return EXIT_NO_GPU
-    from .provenance import collect
+    from .provenance import collect, node_name
 
+    if not is_node_name(node_name()):
+        print(
+            f"make verify: {node_name()!r} cannot name a node (it becomes measurements/<experiment>/<node>.json); "
+            "set VERIFY_NODE to letters, digits, '.', '-' or '_'",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     failed = 0
     started_all = time.perf_counter()
     timings: dict[str, dict[str, float]] = {}
@@ -156,7 +164,12 @@ def _run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
             results=outcome.results if outcome else [],
             error=error,
         )
-        path = record(measurement, Path(args.out))
+        try:
+            path = record(measurement, Path(args.out))
+        except MeasurementError as exc:  # a result the format refuses (NaN, a bad name): nothing written
+            print(f"    not recorded: {exc.message}", flush=True)
+            failed += 1
+            continue
         for gate in gates:
             print(f"    {'pass' if gate.passed else 'FAIL'}  {gate.name}  {gate.detail}".rstrip())
         print(f"    -> {path} ({provenance['duration_s']} s)" + ("" if ok else "  FAILED"), flush=True)

@@ -4,6 +4,10 @@ The site reads measurements/<experiment>/<node>.json (the last good run on that 
 <node>.failed.json (a later run that failed, kept beside it). With the verifier's catalog
 it also knows which experiments exist and whether each file was made by the experiment's
 code as it is now; a file made by older code is stale.
+
+Names on disk are untrusted like the files' contents: only folders named by an experiment
+id and files named <node>.json or <node>.failed.json (a node name as make verify writes
+it) are read; links, other files and other names are diagnostics, shown escaped.
 """
 
 from __future__ import annotations
@@ -16,7 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, display_path
-from .measurement import ExperimentInfo, Measurement, MeasurementError, Result, parse_measurement
+from .measurement import (
+    HINT,
+    ExperimentInfo,
+    Measurement,
+    MeasurementError,
+    Result,
+    parse_measurement,
+    read_measurement_text,
+)
+from .measurement_check import is_experiment_id, is_node_name
 
 FAILED_SUFFIX = ".failed.json"
 
@@ -115,20 +128,79 @@ def verify_command(experiment: str) -> str:
 
 def _read(path: Path, shown: str, diagnostics: list[Diagnostic]) -> Measurement | None:
     try:
-        return parse_measurement(path.read_text(encoding="utf-8"), shown)
-    except OSError as exc:
-        diagnostics.append(Diagnostic(shown, 1, 1, f"cannot read: {exc.strerror}"))
+        return parse_measurement(read_measurement_text(path, shown), shown)
     except MeasurementError as exc:
-        message = str(exc).removeprefix(f"{shown}:").lstrip()
-        line, col = 1, 1
-        head, _, rest = message.partition(": ")
-        if head.count(":") == 1 and all(p.isdigit() for p in head.split(":")):
-            line, col = (int(p) for p in head.split(":"))
-            message = rest
-        diagnostics.append(
-            Diagnostic(shown, line, col, message, "measurement files are written by make verify; do not edit them")
-        )
+        diagnostics.extend(Diagnostic(shown, p.line, p.col, p.message, p.hint) for p in exc.problems)
     return None
+
+
+def _refuse(diagnostics: list[Diagnostic], shown: str, message: str, hint: str = HINT) -> None:
+    diagnostics.append(Diagnostic(shown, 1, 1, message, hint))
+
+
+def _shown_name(folder: str, name: str) -> str:
+    """A file name from disk as a diagnostic shows it: escaped unless plain printable ASCII."""
+    return f"{folder}/{name if name.isascii() and name.isprintable() else ascii(name)[1:-1]}"
+
+
+def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> dict[str, dict[bool, Path]]:
+    """node -> {failed?: path} for the files named <node>.json or <node>.failed.json; every
+    other .json name is refused (it is not something make verify writes)."""
+    nodes: dict[str, dict[bool, Path]] = {}
+    folded: dict[str, str] = {}
+    for entry in sorted(sub.iterdir()):
+        name = entry.name
+        if not name.endswith(".json"):
+            continue
+        failed = name.endswith(FAILED_SUFFIX)
+        node = name.removesuffix(FAILED_SUFFIX if failed else ".json")
+        if not is_node_name(node):
+            _refuse(
+                diagnostics,
+                _shown_name(shown, name),
+                "is not named <node>.json or <node>.failed.json with a node name like 'h200-lent'",
+                "make verify writes only those names; remove or rename this file",
+            )
+            continue
+        key = node.lower().replace(".", "-").replace("_", "-")
+        if folded.setdefault(key, node) != node:
+            _refuse(
+                diagnostics,
+                _shown_name(shown, name),
+                f"node '{node}' cannot be told apart from node '{folded[key]}' on a page",
+                "give each node a name that differs in more than case or '.', '-', '_'",
+            )
+            continue
+        nodes.setdefault(node, {})[failed] = entry
+    return nodes
+
+
+def _experiment_folders(folder: Path, root: Path | None, diagnostics: list[Diagnostic]) -> Iterator[Path]:
+    """The experiment folders that hold .json files; a link, an unreadable folder or a name
+    that is not an experiment id is refused."""
+    shown_folder = display_path(folder, root)
+    try:
+        subs = sorted(folder.iterdir())
+    except OSError as exc:
+        _refuse(diagnostics, shown_folder, f"cannot read: {exc.strerror}")
+        return
+    for sub in subs:
+        if not sub.is_dir():
+            continue
+        shown = _shown_name(shown_folder, sub.name)
+        if sub.is_symlink():
+            _refuse(diagnostics, shown, "is a symbolic link; measurement folders are plain folders")
+            continue
+        try:
+            if not any(p.name.endswith(".json") for p in sub.iterdir()):
+                continue
+        except OSError as exc:
+            _refuse(diagnostics, shown, f"cannot read: {exc.strerror}")
+            continue
+        if not is_experiment_id(sub.name):
+            _refuse(diagnostics, shown, "is not named by an experiment id like 'ptx-jit'")
+            continue
+        yield sub
 
 
 def load_measurements(
@@ -142,18 +214,18 @@ def load_measurements(
         found.experiments[entry.id] = ExperimentRecord(entry.id, entry)
     if not folder.is_dir():
         return found, diagnostics
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
-        files = sorted(sub.glob("*.json"))
+    for sub in _experiment_folders(folder, root, diagnostics):
+        info = known.get(sub.name) if known else None
+        shown_sub = display_path(sub, root)  # not a link: file paths are shown under it, unresolved
+        files = _node_files(sub, shown_sub, diagnostics)
         if not files:
             continue
-        info = known.get(sub.name) if known else None
         record = found.experiments.setdefault(sub.name, ExperimentRecord(sub.name, info))
-        nodes = sorted({p.name.removesuffix(FAILED_SUFFIX).removesuffix(".json") for p in files})
-        for node in nodes:
+        for node, paths in files.items():
             good_file, failed_file = sub / f"{node}.json", sub / f"{node}{FAILED_SUFFIX}"
-            good_shown, failed_shown = display_path(good_file, root), display_path(failed_file, root)
-            good = _read(good_file, good_shown, diagnostics) if good_file.exists() else None
-            failed = _read(failed_file, failed_shown, diagnostics) if failed_file.exists() else None
+            good_shown, failed_shown = (_shown_name(shown_sub, p.name) for p in (good_file, failed_file))
+            good = _read(good_file, good_shown, diagnostics) if False in paths else None
+            failed = _read(failed_file, failed_shown, diagnostics) if True in paths else None
             for m, shown in ((good, good_shown), (failed, failed_shown)):
                 if m is not None and (m.experiment != sub.name or m.node != node):
                     diagnostics.append(
