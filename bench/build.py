@@ -96,6 +96,7 @@ byline:
 def config(folder: Path, *, hooks: bool, nav: list[object] | None, terms: Path) -> Path:
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     text = re.sub(r"\nwatch:\n(  - .*\n)+", "\n", text).replace("strict: true", "strict: false")
+    text = text.replace("custom_dir: overrides", f"custom_dir: {ROOT / 'overrides'}")
     if hooks:
         text = text.replace("docs_dir: docs", f"docs_dir: {ROOT / 'docs'}")
         text = text.replace("  - site_hooks/glossary.py", f"  - {ROOT / 'site_hooks/glossary.py'}")

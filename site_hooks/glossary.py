@@ -25,6 +25,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 
 from cudagloss.atomic import write_text_atomic
 from cudagloss.diagnostics import GlossaryError
+from cudagloss.escape import clean_html
 from cudagloss.incremental import MEMORY, page_fingerprints, shared_fingerprint
 from cudagloss.jinjacache import BYTECODE
 from cudagloss.render import SiteContent
@@ -32,6 +33,8 @@ from cudagloss.site import build_site_content
 
 log = logging.getLogger("mkdocs.hooks.glossary")
 _content: SiteContent | None = None
+_heads: dict[str, str] = {}
+"""Each generated page's ready <head> HTML (its JSON-LD), by source path."""
 _rebuilt: set[str] = set()
 """URLs of the pages this build renders (all of them unless --dirty)."""
 _DIRTY_NOTICE = "A 'dirty' build is being performed"
@@ -110,7 +113,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     if len(changed) < len(_content.pages):
         log.info(f"{len(changed)} of {len(_content.pages)} glossary pages changed")
     _rebuilt.clear()
+    _heads.clear()
     for page in _content.pages:
+        if page.head:
+            _heads[page.src_uri] = page.head
         inclusion = InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV
         generated = cast(
             GlossaryFile, GlossaryFile.generated(config, page.src_uri, content=page.markdown, inclusion=inclusion)
@@ -123,6 +129,18 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     for raw in _content.files:
         files.append(File.generated(config, raw.src_uri, content=raw.content))
     return files
+
+
+@event_priority(100)  # before anything reads the page's HTML: the search plugin indexes it next
+def on_page_content(html: str, page: Any, config: MkDocsConfig, files: Files) -> str:
+    """Every page's HTML through the allowlist sanitiser (cudagloss.escape), whatever made it."""
+    return clean_html(html)
+
+
+def on_post_page(output: str, page: Any, config: MkDocsConfig) -> str:
+    """A page's JSON-LD into its <head>: a script the sanitiser rightly keeps out of the body."""
+    head = _heads.get(page.file.src_uri, "") if _content is not None else ""
+    return output.replace("</head>", f"{head}</head>", 1) if head else output
 
 
 @event_priority(50)  # before the search plugin writes its index

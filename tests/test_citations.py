@@ -93,7 +93,8 @@ def test_measured_values_render_with_a_link_to_their_row(glossary: Path) -> None
     md = Renderer(corpus, ROOT / "templates").term_page("warp").markdown
     anchor = result_anchor("node-a", "warp_size")
     assert (
-        f'A warp holds [32 threads](../measurements/warp-size.md#{anchor} "Example GPU (node-a), measured 2026-12-01")'
+        f"A warp holds [32 threads](../measurements/warp-size.md#{anchor} "
+        '"Example GPU &#40;node-a&#41;, measured 2026-12-01")'
         in md
     )
     assert "Numbers measured on: Example GPU (`node-a`) on 2026-12-01." in md

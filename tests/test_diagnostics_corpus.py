@@ -60,13 +60,57 @@ def test_every_broken_file_reports_exactly_one_mistake(in_root: Path) -> None:
         ("python-tag.yaml", "python-tag.yaml:7:5: tag '!!python/object/apply:os.system' is not allowed"),
         ("unknown-section.yaml", "unknown-section.yaml:5:10: section: no section 'erors' (did you mean 'errors'?)"),
         ("no-modeline.yaml", "no-modeline.yaml:1:1: the first line must be the schema modeline"),
-        ("undefined-value.yaml", "undefined-value.yaml:8:1: body: 'missing_value' is undefined"),
-        ("script-link.yaml", "script-link.yaml:7:1: body: link to 'javascript:alert(1)' is not allowed"),
+        ("undefined-value.yaml", "undefined-value.yaml:8:16: body: not a directive: '{{ missing_value }}'"),
+        ("script-link.yaml", "script-link.yaml:7:16: body: link to 'javascript:alert(1)' is not allowed"),
         ("Bad_Name.yaml", "Bad_Name.yaml:1:1: file name 'Bad_Name.yaml' is not a valid slug"),
         ("yaml-alias.yaml", "yaml-alias.yaml:8:5: alias '*a' is not allowed"),
         ("not-a-question.yaml", "not-a-question.yaml:3:8: title: must be a question"),
         ("self-related.yaml", "self-related.yaml:9:5: related[0]: a term cannot be related to itself"),
         ("no-full-stop.yaml", "no-full-stop.yaml:4:13: definition: must end with a full stop"),
+        (
+            "lookalike-name.yaml",
+            "lookalike-name.yaml:2:7: name: 'РТХ' looks like 'PTX' of tests/fixtures/broken/ptx.yaml (name)",
+        ),
+        (
+            "mixed-script.yaml",
+            "mixed-script.yaml:7:6: U+0422 CYRILLIC CAPITAL LETTER TE in 'PТX' is a Cyrillic letter that looks like"
+            " a Latin one",
+        ),
+        (
+            "bidi-override.yaml",
+            "bidi-override.yaml:3:21: U+202E RIGHT-TO-LEFT OVERRIDE is a bidirectional embedding or override",
+        ),
+        ("zero-width.yaml", "zero-width.yaml:7:6: U+200B ZERO WIDTH SPACE is an invisible character"),
+        (
+            "escaped-control.yaml",
+            "escaped-control.yaml:7:13: the escape '\\u2066' makes U+2066 LEFT-TO-RIGHT ISOLATE,"
+            " which is not plain text",
+        ),
+        (
+            "not-nfc.yaml",
+            "not-nfc.yaml:2:19: U+0301 COMBINING ACUTE ACCENT makes this text not NFC (Unicode's composed form)",
+        ),
+        (
+            "fullwidth.yaml",
+            "fullwidth.yaml:7:5: abbreviations[0]: 'ＦＷＣ' has 'Ｆ' (U+FF26 FULLWIDTH LATIN CAPITAL LETTER F),"
+            " a compatibility form of 'F'",
+        ),
+        ("future-date.yaml", "future-date.yaml:9:17: sources[0].checked_on: 2999-01-01 is in the future"),
+        (
+            "malformed-url.yaml",
+            "malformed-url.yaml:8:10: sources[0].url: 'http://[::1/x' is not a well-formed URL (Invalid IPv6 URL)",
+        ),
+        (
+            "url-credentials.yaml",
+            "url-credentials.yaml:8:11: where_you_meet_this[0].link: 'https://user:secret@example.com/tool'"
+            " carries a user name or password",
+        ),
+        (
+            "email-byline.yaml",
+            "email-byline.yaml:9:15: byline.written_by: holds an e-mail address, which would be published",
+        ),
+        ("deep-nesting.yaml", "deep-nesting.yaml:6:41: values are nested more than 32 levels deep"),
+        ("too-many-aliases.yaml", "too-many-aliases.yaml:57:5: aliases: has 60 items; at most 50 are allowed"),
     ],
 )
 def test_exact_message(in_root: Path, file: str, expected: str) -> None:

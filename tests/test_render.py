@@ -61,8 +61,8 @@ def test_edit_uri_points_at_the_yaml_file(in_root: Path) -> None:
 
 
 def test_json_ld_is_a_defined_term_that_cannot_break_out(in_root: Path) -> None:
-    md = renderer(in_root, site_url="https://glossary.example/").term_page("warp").markdown
-    script = re.search(r'<script type="application/ld\+json">(.*)</script>', md)
+    head = renderer(in_root, site_url="https://glossary.example/").term_page("warp").head
+    script = re.search(r'<script type="application/ld\+json">(.*)</script>', head)
     assert script is not None
     assert "</script>" not in script.group(1) and "<" not in script.group(1)
     data = json.loads(script.group(1))

@@ -1,107 +1,127 @@
-"""Author text is data, not code: the sandbox that evaluates Jinja found in term files.
+"""Author text is data, not code: the directives a term body may use, parsed, never evaluated.
 
-Bodies may refer to values (e.g. measured results) with `{{ ... }}`. They are rendered in
-Jinja's SandboxedEnvironment with StrictUndefined, so a misspelt name is an error with its
-line instead of an empty string, and no attribute of Python internals is reachable.
+A body is Markdown plus one directive, `{{ measured("experiment", "result") }}`, whose two
+arguments are string literals. The parser below reads exactly that grammar; nothing in a
+body is ever handed to a template engine, so no expression, loop, filter, attribute or
+object is reachable, and the work is linear in the body's length. Anything else that opens
+with `{{`, `{%` or `{#` is an author error at its line and column. Inside code (fenced or
+indented blocks, inline code spans) braces are literal text, so C++ initialisers and Jinja
+examples can be shown; elsewhere `\\{` writes a literal brace (Markdown's own escape).
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import jinja2
-from jinja2.sandbox import SandboxedEnvironment
 
 from .cite import CitationError, ValueCiter
+from .escape import SAFE_SCHEMES
+from .markdown_text import MAX_UNMATCHED, blocks, link_scheme, link_targets, unmatched_openers
 from .measured import MeasurementSet
 from .memo import Memo
 from .model import Term
 
-_ENV = SandboxedEnvironment(
-    undefined=jinja2.StrictUndefined,
-    autoescape=False,
-    keep_trailing_newline=True,
-    extensions=[],
-)
+DIRECTIVE_HINT = 'the only directive is {{ measured("experiment", "result") }}; write \\{{ for literal braces'
+_OPENER = re.compile(r"\{[{%#]")
+_STRING = r"""(?:"([^"\\\n{}]*)"|'([^'\\\n{}]*)')"""
+_MEASURED = re.compile(rf"\{{\{{[ \t]*measured[ \t]*\([ \t]*{_STRING}[ \t]*,[ \t]*{_STRING}[ \t]*\)[ \t]*\}}\}}")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 
 
 @dataclass(frozen=True)
 class AuthorTextError(Exception):
-    """A template mistake in author text, with the 1-based line within that text."""
+    """A mistake in author text, with the 1-based line and column within that text."""
 
     message: str
     line: int
     hint: str = ""
+    col: int = 1
 
     def __str__(self) -> str:
         return self.message
 
 
-@functools.lru_cache(maxsize=8192)
-def _compiled(text: str) -> jinja2.Template:
-    """Each body is compiled once per process: validation and rendering both render it."""
-    return _ENV.from_string(text)
+@dataclass(frozen=True)
+class Directive:
+    """One `measured(...)` call found in a body: where it is and what it names."""
+
+    start: int
+    end: int
+    experiment: str
+    result: str
 
 
-_OPENER = re.compile(r"\{[{%#]")
-_LITERAL = r"""("[^"\\\n{}]*"|'[^'\\\n{}]*')"""
-_CALL = re.compile(rf"\{{\{{ *measured\( *{_LITERAL} *, *{_LITERAL} *\) *\}}\}}")
+def _code_ranges(text: str) -> list[tuple[int, int]]:
+    """Offsets of code in Markdown (blocks and inline spans), where braces are literal."""
+    ranges: list[tuple[int, int]] = []
+    offset = 0
+    for block in blocks(text):
+        if block.kind == "code":
+            ranges.append((offset, offset + len(block.text)))
+        elif "`" in block.text:
+            ranges += [(offset + m.start(), offset + m.end()) for m in _CODE_SPAN.finditer(block.text)]
+        offset += len(block.text)
+    return ranges
 
 
-def render_author_text(text: str, context: Mapping[str, Any]) -> str:
-    """Evaluate the Jinja in text against context; raise AuthorTextError on any mistake."""
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def parse_directives(text: str) -> list[Directive]:
+    """Every directive in text, in order; raises AuthorTextError on anything else in braces."""
+    found, errors = scan(text)
+    if errors:
+        raise errors[0]
+    return found
+
+
+def scan(text: str) -> tuple[list[Directive], list[AuthorTextError]]:
+    """The directives in text and every mistake among its braces, in one linear pass."""
+    found: list[Directive] = []
+    errors: list[AuthorTextError] = []
     if "{" not in text:
-        return text
-    simple = _simple_calls(text, context)
-    if simple is not None:
-        return simple
-    return _render_jinja(text, context)
-
-
-def _simple_calls(text: str, context: Mapping[str, Any]) -> str | None:
-    """The common body, whose only Jinja is `{{ measured("experiment", "result") }}` calls
-    with plain string literals, evaluated without compiling a template (most of the cost
-    of a body); None for anything else, which Jinja then renders. The result, and any
-    error with its line, are the same as Jinja's (tests/test_author_text.py checks)."""
-    measured = context.get("measured")
-    if measured is None or "\r" in text:  # Jinja would also normalise line breaks
-        return None
-    out: list[str] = []
+        return found, errors
+    code = _code_ranges(text) if "`" in text or "    " in text or "\t" in text or "~~~" in text else []
     pos = 0
     for opener in _OPENER.finditer(text):
-        if opener.start() < pos:
-            return None  # an opener inside a call: not the simple form
-        call = _CALL.match(text, opener.start())
+        start = opener.start()
+        if start < pos or (start > 0 and text[start - 1] == "\\"):
+            continue
+        if any(a <= start < b for a, b in code):
+            continue
+        call = _MEASURED.match(text, start)
         if call is None:
-            return None
-        out.append(text[pos : call.start()])
-        try:
-            out.append(str(measured(call.group(1)[1:-1], call.group(2)[1:-1])))
-        except CitationError as exc:
-            raise AuthorTextError(exc.message, text.count("\n", 0, call.start()) + 1, exc.hint) from None
+            line, col = _position(text, start)
+            closer = {"{{": "}}", "{%": "%}", "{#": "#}"}[opener.group()]
+            end = text.find(closer, start + 2, start + 200)
+            shown = text[start : end + 2] if end != -1 else text[start : start + 40].split("\n")[0]
+            errors.append(AuthorTextError(f"not a directive: {shown!r}", line, DIRECTIVE_HINT, col))
+            pos = start + 2
+            continue
+        experiment = call.group(1) if call.group(1) is not None else call.group(2)
+        result = call.group(3) if call.group(3) is not None else call.group(4)
+        found.append(Directive(start, call.end(), experiment, result))
         pos = call.end()
+    return found, errors
+
+
+def expand(text: str, value: Callable[[str, str], str]) -> str:
+    """text with each directive replaced by value(experiment, result) (ready Markdown)."""
+    out: list[str] = []
+    pos = 0
+    for d in parse_directives(text):
+        out.append(text[pos : d.start])
+        try:
+            out.append(value(d.experiment, d.result))
+        except CitationError as exc:
+            line, col = _position(text, d.start)
+            raise AuthorTextError(exc.message, line, exc.hint, col) from None
+        pos = d.end
     out.append(text[pos:])
     return "".join(out)
-
-
-def _render_jinja(text: str, context: Mapping[str, Any]) -> str:
-    try:
-        template = _compiled(text)
-        return template.render(**context)
-    except jinja2.TemplateSyntaxError as exc:
-        raise AuthorTextError(f"template syntax error: {exc.message}", exc.lineno or 1) from None
-    except jinja2.UndefinedError as exc:
-        raise AuthorTextError(f"{exc.message}", _error_line(exc)) from None
-    except CitationError as exc:
-        raise AuthorTextError(exc.message, _error_line(exc), exc.hint) from None
-    except jinja2.exceptions.SecurityError as exc:
-        raise AuthorTextError(f"not allowed in term text: {exc}", _error_line(exc)) from None
-    except (TypeError, ValueError, ArithmeticError, LookupError) as exc:
-        raise AuthorTextError(f"template error: {exc}", _error_line(exc)) from None
 
 
 Cited = tuple[tuple[str, str], ...]
@@ -109,29 +129,50 @@ _BODIES: Memo[tuple[str, Cited]] = Memo(maxsize=1 << 14)
 
 
 def render_body(term: Term, measurements: MeasurementSet | None, page_uri: str) -> tuple[str, Cited]:
-    """A term's body with its `measured` calls evaluated, and the (experiment, result) pairs
-    it cited; raises AuthorTextError. Validation and rendering both need it, and `mkdocs
-    serve` asks again after every edit, so it is memoised on exactly what it reads."""
+    """A term's body with its directives replaced by their values, and the (experiment,
+    result) pairs it cited; raises AuthorTextError. Validation and rendering both need it,
+    and `mkdocs serve` asks again after every edit, so it is memoised on what it reads."""
     key = (term.body, repr(term.measurements), measurements.fingerprint if measurements else None, page_uri)
 
     def render() -> tuple[str, Cited]:
         citer = ValueCiter(term, measurements, page_uri)
-        return render_author_text(term.body, body_context(citer)), tuple(citer.used)
+        return expand(term.body, citer), tuple(citer.used)
 
     return _BODIES.get(key, render)
 
 
-def body_context(citer: ValueCiter) -> dict[str, Any]:
-    """What the sandboxed Jinja of a term's body may refer to: `measured(experiment, result)`."""
-    return {"measured": citer}
-
-
-def _error_line(exc: BaseException) -> int:
-    """The line of the template frame in the traceback (Jinja maps it back to the source)."""
-    tb = exc.__traceback__
-    line = 1
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == "<template>":
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
+def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
+    """Every mistake in an author's Markdown field that the page would suffer from: braces
+    that are not directives (or any, where directives are not allowed), link targets a
+    reader must not be sent to, and more unclosed brackets than the parser can bear."""
+    found, errors = scan(text)
+    if found and not directives:
+        for d in found:
+            line, col = _position(text, d.start)
+            errors.append(
+                AuthorTextError("measured(...) is allowed only in the body", line, "cite values in the body", col)
+            )
+    for target in link_targets(text):
+        scheme = link_scheme(target)
+        if scheme and scheme not in SAFE_SCHEMES:
+            line, col = _position(text, max(text.find(target), 0))
+            errors.append(
+                AuthorTextError(
+                    f"link to {target!r} is not allowed",
+                    line,
+                    "links go to http(s) pages or to other terms ('sass.md')",
+                    col,
+                )
+            )
+    unmatched = unmatched_openers(text)
+    if len(unmatched) > MAX_UNMATCHED:
+        line, col = _position(text, unmatched[MAX_UNMATCHED])
+        errors.append(
+            AuthorTextError(
+                f"{len(unmatched)} unclosed '[' or '(' (at most {MAX_UNMATCHED})",
+                line,
+                "close each bracket, or write \\[ and \\( for literal ones",
+                col,
+            )
+        )
+    return sorted(errors, key=lambda e: (e.line, e.col))

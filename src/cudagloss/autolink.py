@@ -8,11 +8,11 @@ shows as a tooltip.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from . import escape
 from .hrefs import relative_href
 from .markdown_text import blocks, plain_text, protected_spans
 
@@ -76,7 +76,7 @@ class AutoLinker:
     def _title(self, slug: str) -> str:
         title = self._titles.get(slug)
         if title is None:
-            title = self._titles[slug] = html.escape(plain_text(self._targets[slug].definition), quote=True)
+            title = self._titles[slug] = escape.link_title(plain_text(self._targets[slug].definition))
         return title
 
     def _lengths_for(self, lead: str) -> tuple[int, ...]:

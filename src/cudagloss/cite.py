@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 
+from markupsafe import Markup
+
+from . import escape
 from .diagnostics import did_you_mean
 from .hrefs import relative_href
 from .measured import MeasurementSet, NodeRun, format_value, verify_command
@@ -40,18 +43,6 @@ def result_anchor(node: str, name: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", f"{node}-{name}".lower())
 
 
-def code_span(text: str) -> str:
-    """Raw text as a Markdown code span, fenced with more backticks than it contains."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-def _title(text: str) -> str:
-    return text.replace('"', "'").replace("\n", " ")
-
-
 class ValueCiter:
     """The `measured` function of one term's body; it remembers what the body cited."""
 
@@ -65,7 +56,7 @@ class ValueCiter:
         base = relative_href(measurement_src_uri(experiment), self.page_uri)
         return f"{base}#{anchor}" if anchor else base
 
-    def __call__(self, experiment: str, name: str) -> str:
+    def __call__(self, experiment: str, name: str) -> Markup:
         cited = [c.experiment for c in self.term.measurements]
         call = f"measured('{experiment}', '{name}')"
         if experiment not in cited:
@@ -90,19 +81,23 @@ class ValueCiter:
         if (experiment, name) not in self.used:
             self.used.append((experiment, name))
         values = record.values(name)
-        parts = [
-            self.link(experiment, run, result, name) + (f" ({run.gpu})" if len(values) > 1 else "")
-            for run, result in values
-        ]
-        return " / ".join(parts)
+        parts = [self.link(experiment, run, result, name) for run, result in values]
+        if len(values) > 1:
+            parts = [
+                part + Markup(" (") + escape.text(run.gpu) + Markup(")")
+                for part, (run, _) in zip(parts, values, strict=True)
+            ]
+        return Markup(" / ").join(parts)
 
-    def link(self, experiment: str, run: NodeRun, result: Result | None, name: str) -> str:
-        """One node's value as a Markdown link to its row, with where and when in its title."""
+    def link(self, experiment: str, run: NodeRun, result: Result | None, name: str) -> Markup:
+        """One node's value as a Markdown link to its row, with where and when in its title;
+        every string in it comes from measurement JSON, so each passes the escaping rule."""
         text = format_value(result)
-        shown = code_span(text) if result is not None and isinstance(result.value, str) else text
+        shown = escape.code(text) if result is not None and isinstance(result.value, str) else escape.text(text)
         title = f"{run.gpu} ({run.node}), measured {run.recorded_on}"
         if result is not None and result.samples:
             title += f", median of {len(result.samples)} runs"
         if run.stale:
             title += ", stale: the experiment changed since"
-        return f'[{shown}]({self.href(experiment, result_anchor(run.node, name))} "{_title(title)}")'
+        href = escape.ident(result_anchor(run.node, name))
+        return Markup(f'[{shown}]({self.href(experiment, href)} "{escape.link_title(title)}")')

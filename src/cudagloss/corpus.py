@@ -43,6 +43,8 @@ class Corpus:
     sections_path: str = ""
     measurements: MeasurementSet | None = None
     """The measurement files the terms may cite; None when the glossary has none configured."""
+    sections_positions: Positions = field(default_factory=Positions)
+    """Where each value of the sections file is, for diagnostics ('sections[2].slug')."""
     warnings: list[Diagnostic] = field(default_factory=list)
     """What was found but does not stop a build (e.g. stale measurements); strict runs fail on it."""
     _by_slug: dict[str, LoadedTerm] = field(default_factory=dict, init=False, repr=False)

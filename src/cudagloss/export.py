@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from .markdown_text import plain_text
 from .memo import Memo
-from .render import INDEX, TERMS_DIR, GeneratedFile, Renderer, make_environment, section_src_uri, term_src_uri
+from .render import INDEX, TERMS_DIR, GeneratedFile, Renderer, section_src_uri, term_src_uri
 
 GLOSSARY_MD = "glossary.md"
 LLMS_TXT = "llms.txt"
@@ -36,9 +36,9 @@ class Exporter:
     def __init__(self, renderer: Renderer) -> None:
         self.renderer = renderer
         self.base = renderer.site_url or ""
-        self.env = make_environment(renderer.templates_dir, markdown_files=True)
+        self.env = renderer.env
 
-    def site_href(self, src_uri: str) -> str:
+    def site_href(self, src_uri: str) -> Markup:
         """The address of a generated page (directory URLs, as MkDocs publishes them)."""
         path, _, anchor = src_uri.partition("#")
         if path == INDEX:
@@ -47,7 +47,7 @@ class Exporter:
             url = self.base + path[: -len(".md")] + "/"
         else:
             url = self.base + path
-        return f"{url}#{anchor}" if anchor else url
+        return Markup(f"{url}#{anchor}" if anchor else url)  # our pages' addresses: slugs under the site's URL
 
     def rebase(self, markdown: str, from_uri: str) -> str:
         """Links written relative to a page, rewritten for the one exported file."""
@@ -75,7 +75,7 @@ class Exporter:
             terms.append(Markup(_CHUNKS.get(key, functools.partial(self._chunk, context, t.slug))))
         return self.env.get_template("glossary.md.j2").render(
             site_name=r.site_name,
-            site_href=self.renderer.site_url,
+            site_href=Markup(self.renderer.site_url) if self.renderer.site_url else None,
             count=len(corpus),
             terms=terms,
         )
@@ -109,7 +109,7 @@ class Exporter:
         return self.env.get_template("llms.txt.j2").render(
             site_name=r.site_name,
             count=len(corpus),
-            glossary_href=self.base + GLOSSARY_MD,
+            glossary_href=Markup(self.base + GLOSSARY_MD),
             sections=sections,
             experiments=experiments,
         )

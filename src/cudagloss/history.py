@@ -5,16 +5,26 @@ oldest commit first. Written by / written on come from the commit that added the
 reviewed by from the latest `Reviewed-by:` trailer on a commit that touched it. In a
 shallow clone the history is cut, so the commit that seems to add a file may not be the
 one that did: then nothing is filled in and the caller says why.
+
+Names from git are untrusted text that will be published: e-mail addresses are dropped
+(a trailer's 'Name <address>' keeps the name; a bare address leaves the field pending, as
+even its local part may identify a mailbox), and so are control, bidirectional and
+invisible characters. A date in the future (a forged commit date) leaves the field pending.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import subprocess
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_COMMIT, _FIELD = "\x1e", "\x1f"
+from .fieldrules import DATE_SLACK, utc_today, without_email
+from .model import NAME_MAX, PENDING
+from .textrules import hidden_reason
+
+_COMMIT, _FIELD, _REVIEWER = "\x1e", "\x1f", "\x1d"
 
 
 @dataclass
@@ -39,6 +49,23 @@ def _git(root: Path, *args: str) -> str:
     return run.stdout
 
 
+def clean_name(raw: str) -> str | None:
+    """A name from git as it may be published, or None when nothing publishable is left."""
+    text = "".join(ch if not hidden_reason(ch) and ch not in "\t\r\n" else " " for ch in raw)
+    name = without_email(unicodedata.normalize("NFC", text))
+    if not name or "@" in name or name == PENDING:
+        return None
+    return name if len(name) <= NAME_MAX else name[:NAME_MAX].rstrip()
+
+
+def _day(text: str) -> dt.date | None:
+    try:
+        day = dt.datetime.fromisoformat(text.strip()).date()
+    except ValueError:
+        return None
+    return day if day <= utc_today() + DATE_SLACK else None
+
+
 def read_history(root: Path, folder: str = "terms") -> dict[str, FileHistory]:
     """Each file under folder (path relative to root) with what git says of it."""
     if _git(root, "rev-parse", "--is-shallow-repository").strip() == "true":
@@ -48,7 +75,7 @@ def read_history(root: Path, folder: str = "terms") -> dict[str, FileHistory]:
         "log",
         "--reverse",
         "--no-renames",
-        f"--format={_COMMIT}%an{_FIELD}%aI{_FIELD}%(trailers:key=Reviewed-by,valueonly,separator=%x2c)",
+        f"--format={_COMMIT}%an{_FIELD}%aI{_FIELD}%(trailers:key=Reviewed-by,valueonly,separator=%x1d)",
         "--name-status",
         "--",
         folder,
@@ -56,17 +83,18 @@ def read_history(root: Path, folder: str = "terms") -> dict[str, FileHistory]:
     files: dict[str, FileHistory] = {}
     for chunk in log.split(_COMMIT)[1:]:
         head, _, names = chunk.partition("\n")
-        author, date, reviewers = [*head.split(_FIELD), "", "", ""][:3]
-        day = dt.datetime.fromisoformat(date).date()
-        reviewed = ", ".join(r.strip() for r in reviewers.split(",") if r.strip()) or None
+        raw_author, date, reviewers = [*head.split(_FIELD), "", "", ""][:3]
+        author, day = clean_name(raw_author), _day(date)
+        reviewed = ", ".join(dict.fromkeys(n for r in reviewers.split(_REVIEWER) if (n := clean_name(r)))) or None
         for line in names.splitlines():
             status, _, path = line.partition("\t")
             if not path:
                 continue
             record = files.setdefault(path, FileHistory())
-            if status.startswith("A") and record.written_by is None:
+            if status.startswith("A") and record.written_on is None:
                 record.written_by, record.written_on = author, day
             if reviewed:
                 record.reviewed_by = reviewed
-            record.touched_by.append(author)
+            if author:
+                record.touched_by.append(author)
     return files

@@ -33,6 +33,7 @@ from .diagnostics import GlossaryError
 from .history import FileHistory, HistoryUnavailable, read_history
 from .linkcheck import CheckerOptions, LinkChecker, looks_offline
 from .links import LinkResult, LinkStatus
+from .linkwire import shown
 from .load import term_files
 from .model import PENDING
 from .site import load_glossary
@@ -255,7 +256,7 @@ def _main(argv: list[str] | None, terminated: list[int]) -> int:
             if _problem(r):
                 for c in by_url[url]:
                     detail = "; ".join(x for x in (r.detail, *r.notes) if x)
-                    print(f"{c.path}:{c.line}: [{r.status.value}] {url}" + (f" ({detail})" if detail else ""))
+                    print(f"{c.path}:{c.line}: [{r.status.value}] {shown(url)}" + (f" ({detail})" if detail else ""))
         print(f"{'result':<14} count")
         for status in LinkStatus:
             print(f"{status.value:<14} {counts.get(status.value, 0)}")

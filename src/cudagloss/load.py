@@ -5,20 +5,23 @@ Files whose names start with '_' are not terms (`_sections.yaml` lists the secti
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from .convert import INVALID, Converter
+from .convert import INVALID, Converter, Positions
 from .corpus import Corpus, LoadedTerm
 from .diagnostics import Diagnostic, GlossaryError, display_path
+from .fieldrules import bounds
 from .measured import MeasurementSet
-from .model import SLUG_PATTERN, SectionsFile, Term
+from .model import SectionsFile, Term, is_slug
+from .textrules import scan_text
 from .validate import validate
 from .yamlnodes import compose
 
 SECTIONS_FILE = "_sections.yaml"
 MODELINE_PREFIX = "# yaml-language-server: $schema="
 SCHEMA_NAME = "term.schema.json"
+FILE_MAX = 256 * 1024
+"""Bytes a term file (or the sections file) may have; checked before it is read or parsed."""
 
 
 def term_files(folder: Path) -> list[Path]:
@@ -29,8 +32,22 @@ def term_files(folder: Path) -> list[Path]:
 
 
 def _read(path: Path, shown: str) -> tuple[str | None, list[Diagnostic]]:
+    """The file's text, or why it cannot be a term file: unreadable, not UTF-8, or over
+    FILE_MAX bytes (counted before parsing, and never read past)."""
     try:
-        return path.read_text(encoding="utf-8"), []
+        with path.open("rb") as f:
+            data = f.read(FILE_MAX + 1)
+        if len(data) > FILE_MAX:
+            return None, [
+                Diagnostic(
+                    shown,
+                    1,
+                    1,
+                    f"the file is larger than {FILE_MAX // 1024} KB",
+                    "a term is one page: shorten the body, or split it into several terms",
+                )
+            ]
+        return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
         return None, [
             Diagnostic(shown, 1, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})", "save the file as UTF-8")
@@ -77,7 +94,7 @@ def load_term(path: Path, root: Path | None = None) -> _Loaded:
 def _parse_term(path: Path, shown: str, text: str) -> _Loaded:
     diags = _modeline(shown, text)
     slug = path.stem
-    if not re.match(SLUG_PATTERN, slug):
+    if not is_slug(slug):
         diags.append(
             Diagnostic(
                 shown,
@@ -87,45 +104,60 @@ def _parse_term(path: Path, shown: str, text: str) -> _Loaded:
                 "name term files in lower case with dashes, e.g. 'jit-compilation.yaml'",
             )
         )
+    hidden = scan_text(shown, text)
+    if hidden:  # a refused character makes only follow-on errors
+        return None, diags + hidden
     node, found = compose(shown, text)
     diags += found
-    if node is None or found:  # a refused tag or alias would only cause follow-on type errors
+    if node is None or found:  # so does a refused tag or alias
         return None, diags
     conv = Converter(shown)
     term = conv.convert(node, Term, "")
     diags += conv.diagnostics
     if term is INVALID:
         return None, diags
+    too_big = bounds(shown, term, conv.positions)
+    if too_big:  # nothing renders or compares a value past its bound
+        return None, diags + too_big
     return LoadedTerm(slug=slug, path=shown, file=path, term=term, positions=conv.positions), diags
 
 
 def load_sections(folder: Path, root: Path | None = None) -> tuple[SectionsFile | None, str, list[Diagnostic]]:
+    """The sections file of folder, where it is shown, and every mistake found in it."""
+    sections, shown, diags, _ = _load_sections(folder, root)
+    return sections, shown, diags
+
+
+def _load_sections(
+    folder: Path, root: Path | None = None
+) -> tuple[SectionsFile | None, str, list[Diagnostic], Positions]:
     path = folder / SECTIONS_FILE
     shown = display_path(path, root)
     if not path.is_file():
-        return (
-            None,
+        missing = Diagnostic(
             shown,
-            [
-                Diagnostic(
-                    shown,
-                    1,
-                    1,
-                    "the sections file is missing",
-                    "create it with 'sections:' and one '- slug: ...' / 'title: ...' entry per section",
-                )
-            ],
+            1,
+            1,
+            "the sections file is missing",
+            "create it with 'sections:' and one '- slug: ...' / 'title: ...' entry per section",
         )
+        return None, shown, [missing], Positions()
     text, diags = _read(path, shown)
     if text is None:
-        return None, shown, diags
+        return None, shown, diags, Positions()
+    hidden = scan_text(shown, text)
+    if hidden:
+        return None, shown, hidden, Positions()
     node, diags = compose(shown, text)
     if node is None:
-        return None, shown, diags
+        return None, shown, diags, Positions()
     conv = Converter(shown)
     sections = conv.convert(node, SectionsFile, "")
     diags += conv.diagnostics
-    return (None if sections is INVALID else sections), shown, diags
+    if sections is INVALID:
+        return None, shown, diags, conv.positions
+    too_big = bounds(shown, sections, conv.positions)
+    return (None if too_big else sections), shown, diags + too_big, conv.positions
 
 
 def load_corpus(
@@ -143,7 +175,7 @@ def load_corpus(
             [Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")]
         )
     diagnostics: list[Diagnostic] = list(found_before or [])
-    sections, sections_path, found = load_sections(folder, root)
+    sections, sections_path, found, sections_positions = _load_sections(folder, root)
     diagnostics += found
     terms: list[LoadedTerm] = []
     all_slugs: dict[str, list[str]] = {}
@@ -153,7 +185,9 @@ def load_corpus(
         diagnostics += found
         if loaded is not None:
             terms.append(loaded)
-    corpus = Corpus(folder, terms, sections.sections if sections else [], sections_path, measurements)
+    corpus = Corpus(
+        folder, terms, sections.sections if sections else [], sections_path, measurements, sections_positions
+    )
     diagnostics += validate(corpus, all_slugs=all_slugs, sections_loaded=sections is not None)
     if any(not d.warning for d in diagnostics):
         raise GlossaryError(diagnostics)

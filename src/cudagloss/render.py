@@ -1,28 +1,31 @@
 """Render stage: the corpus to the Markdown pages of the site, through templates/.
 
 Pages are generated in memory (the site hooks hand them to MkDocs); nothing is written to
-the repository. The templates are trusted designer files rendered with autoescaping, so
-any author text they print is escaped; author Markdown (bodies, definitions, notes) is
-rendered in the sandbox, stripped of raw HTML and passed in as ready Markdown.
+the repository. The templates are trusted designer files; every plain string they print
+passes `escape.text` (inert as Markdown and as HTML), and what is already Markdown comes
+in as Markup: author Markdown (bodies with their directives expanded, definitions, notes)
+with raw HTML shown as text, and the links and anchors computed here. The page's HTML is
+sanitised once more by the site hooks (`escape.clean_html`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup
 
+from . import escape
 from .authortext import render_body
 from .autolink import AutoLinker, LinkTarget
-from .cite import MEASUREMENTS_DIR, ValueCiter, code_span, measurement_src_uri, raw_json_src_uri, result_anchor
+from .cite import MEASUREMENTS_DIR, ValueCiter, measurement_src_uri, raw_json_src_uri, result_anchor
 from .corpus import Corpus, LoadedTerm, index_letter
 from .diagnostics import display_path
 from .hrefs import relative_href
@@ -59,6 +62,8 @@ class GeneratedPage:
     edit_uri: str | None = None
     in_nav: bool = True
     """False for term pages: the sidebar lists sections, never every term."""
+    head: str = ""
+    """Ready HTML for the page's <head> (its JSON-LD), kept out of the sanitised body."""
 
 
 @dataclass(frozen=True)
@@ -115,38 +120,34 @@ def _templates_key(folder: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(found)
 
 
-def _cell(text: object) -> str:
-    """Text for a Markdown table cell: no pipes or line breaks to break the row."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _is_acronym(form: str) -> bool:
     """'PTX', 'SASS', 'JIT': matched case-sensitively so that ordinary words are not linked."""
     return form.isupper() and " " not in form.strip()
-
-
-def _code_span(text: str) -> Markup:
-    """Raw text as a Markdown code span, for templates (already safe Markdown)."""
-    return Markup(code_span(text))
-
-
-def _json_ld(data: dict[str, Any]) -> Markup:
-    """A JSON-LD script block that no author text can close early."""
-    text = json.dumps(data, ensure_ascii=False, indent=None, sort_keys=False)
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return Markup(f'<script type="application/ld+json">{text}</script>')
 
 
 def _date(value: object) -> str:
     return value.isoformat() if isinstance(value, dt.date) else PENDING
 
 
-def _markdown_safe(value: object) -> object:
-    """Output of an export template: ready Markdown as it is, other text with raw HTML
-    neutralised (quotes and ampersands stay readable, unlike HTML escaping)."""
-    if isinstance(value, Markup) or not isinstance(value, str):
+def _finalize(value: object) -> object:
+    """Every value a template prints: ready Markdown (Markup) as it is, anything else as
+    plain text made inert by the one escaping rule."""
+    if value is None or hasattr(value, "__html__"):
         return value
-    return neutralize_html(value)
+    return escape.text(value)
+
+
+def _join(items: object, separator: str = ", ") -> Markup:
+    """Jinja's join, with each item through the same rule as a printed value."""
+    return Markup(separator).join(
+        item if hasattr(item, "__html__") else escape.text(item)
+        for item in items  # type: ignore[attr-defined]
+    )
+
+
+def _href(path: str) -> Markup:
+    """A link we computed between pages of the site, percent-encoded beyond doubt."""
+    return Markup(quote(path, safe="/#.-_~%"))
 
 
 class _PageEnvironment(jinja2.Environment):
@@ -161,23 +162,25 @@ class _PageEnvironment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
-def make_environment(templates_dir: Path, *, markdown_files: bool = False) -> jinja2.Environment:
-    """The templates' environment. Pages are HTML-escaped (MkDocs turns them into HTML);
-    markdown_files is for exports read as Markdown text, where escaping would show as
-    entities, so text there only has its raw HTML neutralised."""
+def make_environment(templates_dir: Path) -> jinja2.Environment:
+    """The templates' environment, for pages and exports alike: what `escape.text` makes of
+    plain text is readable Markdown, so one rule serves both."""
     env = _PageEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
-        autoescape=not markdown_files,
-        finalize=_markdown_safe if markdown_files else None,
+        autoescape=True,
+        finalize=_finalize,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
         bytecode_cache=BYTECODE,
     )
-    env.filters["code"] = _code_span
+    env.filters["code"] = escape.code
     env.filters["isodate"] = _date
-    env.filters["cell"] = _cell
+    env.filters["cell"] = escape.text
+    env.filters["html"] = escape.html_text
+    env.filters["linktitle"] = escape.link_title
+    env.filters["join"] = _join
     return env
 
 
@@ -251,8 +254,8 @@ class Renderer:
     def backlinks(self, slug: str) -> set[str]:
         return set(self._backlinks.get(slug, set()))
 
-    def _href(self, from_uri: str, to_uri: str) -> str:
-        return relative_href(to_uri, from_uri)
+    def _href(self, from_uri: str, to_uri: str) -> Markup:
+        return _href(relative_href(to_uri, from_uri))
 
     def _url(self, src_uri: str) -> str | None:
         if not self.site_url:
@@ -275,7 +278,8 @@ class Renderer:
     def term_page(self, slug: str) -> GeneratedPage:
         t = self.corpus[slug]
         markdown = self.render_memoised("term.md.j2", self.term_context(slug))
-        return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False)
+        head = escape.json_ld(self._term_json_ld(t))
+        return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False, head=head)
 
     def memo_key(self, template: str, context: dict[str, Any], env: jinja2.Environment) -> tuple[object, ...]:
         """Everything a template's output depends on: the templates' files, how the
@@ -306,9 +310,11 @@ class Renderer:
         related += [self._entry(self.corpus[s], uri, links_here=True) for s in back]
         meet = []
         for entry in term.where_you_meet_this:
-            href = None
-            if entry.link:
-                href = self._href(uri, term_src_uri(entry.link)) if entry.link in self.corpus else entry.link
+            href: Markup | None = None
+            if entry.link and entry.link in self.corpus:
+                href = self._href(uri, term_src_uri(entry.link))
+            elif entry.link:
+                href = escape.url(entry.link)  # None for anything a reader must not be sent to
             meet.append(
                 {
                     "label": entry.label,
@@ -335,7 +341,9 @@ class Renderer:
             },
             "related": related,
             "meet": meet,
-            "sources": [{"title": s.title, "url": s.url, "checked_on": _date(s.checked_on)} for s in term.sources],
+            "sources": [
+                {"title": s.title, "url": escape.url(s.url), "checked_on": _date(s.checked_on)} for s in term.sources
+            ],
             "measured": measured,
             "measured_on": measured_on,
             "byline": {
@@ -344,8 +352,7 @@ class Renderer:
                 "written_on": _date(term.byline.written_on),
                 "last_checked_on": _date(term.byline.last_checked_on),
             },
-            "json_ld": _json_ld(self._term_json_ld(t)),
-            "url": self._url(uri),
+            "url": Markup(self._url(uri)) if self._url(uri) else None,
         }
         return context
 
@@ -367,12 +374,12 @@ class Renderer:
                 {
                     "name": name,
                     "description": found.description if found else name,
-                    "cells": [Markup(citer.link(experiment, run, result, name)) for run, result in values],
+                    "cells": [citer.link(experiment, run, result, name) for run, result in values],
                 }
             )
         return {
             "experiment": experiment,
-            "href": citer.href(experiment) if record else None,
+            "href": _href(citer.href(experiment)) if record else None,
             "purpose": record.purpose if record else "",
             "note": Markup(neutralize_html(citation.note)),
             "command": verify_command(experiment),
@@ -412,14 +419,14 @@ class Renderer:
             grouped.setdefault(index_letter(t), []).append(self._entry(t, INDEX))
         # Anchors are what the toc extension makes of the headings: 'a' for 'A', '09' for '0–9'.
         letters = [
-            {"label": label, "anchor": re.sub(r"\W", "", label.lower()), "entries": entries}
+            {"label": label, "anchor": escape.ident(re.sub(r"\W", "", label.lower()) or "_"), "entries": entries}
             for label, entries in grouped.items()
         ]
         sections = [
             {
                 "title": s.title,
                 "description": s.description,
-                "href": section_src_uri(s.slug),
+                "href": _href(section_src_uri(s.slug)),
                 "count": len(self.corpus.in_section(s.slug)),
             }
             for s in self.corpus.sections
@@ -438,10 +445,9 @@ class Renderer:
                 "sections": sections,
                 "letters": letters,
                 "count": len(self.corpus),
-                "json_ld": _json_ld(term_set),
             },
         )
-        return GeneratedPage(INDEX, markdown, None)
+        return GeneratedPage(INDEX, markdown, None, head=escape.json_ld(term_set))
 
     def section_page(self, slug: str) -> GeneratedPage:
         section = self.corpus.section(slug)
@@ -474,7 +480,7 @@ class Renderer:
     def _source_href(self, record: ExperimentRecord) -> str | None:
         if not (self.repo_url and record.info and record.info.source):
             return None
-        return f"{self.repo_url}/blob/main/{record.info.source}"
+        return escape.url(f"{self.repo_url}/blob/main/{quote(record.info.source)}")
 
     def _run_view(self, record: ExperimentRecord, run: NodeRun) -> dict[str, Any]:
         def view(m: Measurement | None, failed: bool) -> dict[str, Any] | None:
@@ -482,8 +488,8 @@ class Renderer:
                 return None
             return {
                 "status": m.status,
-                "raw": relative_href(
-                    raw_json_src_uri(record.id, run.node, failed=failed), measurement_src_uri(record.id)
+                "raw": _href(
+                    relative_href(raw_json_src_uri(record.id, run.node, failed=failed), measurement_src_uri(record.id))
                 ),
                 "raw_name": posixpath.basename(raw_json_src_uri(record.id, run.node, failed=failed)),
                 "provenance": [{"label": PROVENANCE_LABELS.get(k, k), "value": v} for k, v in m.provenance.items()],
@@ -491,7 +497,7 @@ class Renderer:
                 "error": m.error,
                 "results": [
                     {
-                        "anchor": result_anchor(run.node, r.name),
+                        "anchor": escape.ident(result_anchor(run.node, r.name)),
                         "name": r.name,
                         "value": format_value(r),
                         "description": r.description,
@@ -545,7 +551,10 @@ class Renderer:
             for run in record.runs:
                 for m, failed in ((run.good, False), (run.failed, True)):
                     if m is not None:
-                        out.append(GeneratedFile(raw_json_src_uri(record.id, run.node, failed=failed), m.to_json()))
+                        # '<', '>' and '&' only occur inside JSON strings: escaped there, a browser
+                        # that sniffs the file as HTML still finds no markup.
+                        raw = m.to_json().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+                        out.append(GeneratedFile(raw_json_src_uri(record.id, run.node, failed=failed), raw))
         return out
 
     def site(self) -> SiteContent:
@@ -555,7 +564,8 @@ class Renderer:
         pages += [self.section_page(s.slug) for s in self.corpus.sections]
         pages += [self.term_page(t.slug) for t in self.corpus]
         nav: list[dict[str, Any]] = [{"Home": INDEX}]
-        nav += [{s.title: section_src_uri(s.slug)} for s in self.corpus.sections]
+        # Material prints navigation titles as HTML, so they are escaped here.
+        nav += [{str(escape.html_text(s.title)): section_src_uri(s.slug)} for s in self.corpus.sections]
         if self.corpus.measurements is not None:
             pages.append(self.measurements_index_page())
             pages += [self.measurement_page(record) for record in self.corpus.measurements]

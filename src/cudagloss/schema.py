@@ -47,6 +47,18 @@ def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
     raise TypeError(f"no JSON Schema for {hint!r}")
 
 
+def _bounds(prop: dict[str, Any], meta: dict[str, Any]) -> None:
+    """The model's bounds (max_length, max_items) as JSON Schema keywords, so an editor
+    flags a value that is too long as the checker would."""
+    if prop.get("type") == "array":
+        if "max_items" in meta:
+            prop["maxItems"] = meta["max_items"]
+        if "max_length" in meta and prop["items"].get("type") == "string":
+            prop["items"] = {**prop["items"], "maxLength": meta["max_length"]}
+    elif prop.get("type") == "string" and "max_length" in meta:
+        prop["maxLength"] = meta["max_length"]
+
+
 def _object_schema(cls: Any, defs: dict[str, Any]) -> dict[str, Any]:
     hints = typing.get_type_hints(cls)
     properties: dict[str, Any] = {}
@@ -58,6 +70,7 @@ def _object_schema(cls: Any, defs: dict[str, Any]) -> dict[str, Any]:
         for key in ("pattern", "format"):
             if key in meta and "type" in prop:
                 prop[key] = meta[key]
+        _bounds(prop, meta)
         if f.default is not dataclasses.MISSING and f.default is not None:
             prop["default"] = f.default
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:

@@ -5,21 +5,23 @@ Each check returns diagnostics; none stops the others, so an author sees every m
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterator
 from dataclasses import replace
-from urllib.parse import urlsplit
 
-from .authortext import AuthorTextError, render_body
+from .authortext import AuthorTextError, check_markdown, render_body
 from .corpus import Corpus, LoadedTerm
 from .diagnostics import Diagnostic, did_you_mean
-from .markdown_text import link_targets
+from .fieldrules import future_dates, has_email, shown, url_problem
+from .markdown_text import link_scheme, link_targets
 from .measured import MeasurementSet, verify_command
-from .model import SLUG_PATTERN
+from .model import PENDING, SLUG_PATTERN, is_slug
+from .names import name_diagnostics, slug_diagnostics
+from .skeleton import skeleton
 
 _ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "approx", "no", "fig", "sec", "ch"}
 _BOUNDARY = re.compile(r"([.!?])[\"”')\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
-_SAFE_BODY_SCHEMES = {"http", "https", "mailto"}
 
 
 def sentence_count(text: str) -> int:
@@ -36,8 +38,8 @@ def sentence_count(text: str) -> int:
 
 
 def is_web_url(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
+    """An http(s) URL a browser can follow: well formed, with a host and no credentials."""
+    return url_problem(url) is None
 
 
 def _d(term: LoadedTerm, where: str, message: str, hint: str = "", key: bool = False) -> Diagnostic:
@@ -96,11 +98,12 @@ def _sources(t: LoadedTerm) -> Iterator[Diagnostic]:
         where = f"sources[{i}]"
         if not source.title.strip():
             yield _d(t, f"{where}.title", "is empty", "say what the source is, e.g. 'NVIDIA PTX ISA reference'")
-        if not is_web_url(source.url):
+        problem = url_problem(source.url)
+        if problem:
             yield _d(
                 t,
                 f"{where}.url",
-                f"'{source.url}' is not an http(s) URL",
+                f"'{shown(source.url)}' {problem}",
                 "sources must be public web pages, starting with https://",
             )
             continue
@@ -117,13 +120,31 @@ def _meet(t: LoadedTerm, known: set[str]) -> Iterator[Diagnostic]:
         if not entry.label.strip():
             yield _d(t, f"{where}.label", "is empty", "name the place, e.g. an API call or a tool")
         link = entry.link
-        if link is not None and not is_web_url(link) and link not in known:
+        if link is None or link in known:
+            continue
+        problem = url_problem(link) if ":" in link or "/" in link else "is neither an http(s) URL nor a term"
+        if problem:
             yield _d(
                 t,
                 f"{where}.link",
-                f"'{link}' is neither an http(s) URL nor a term{did_you_mean(link, known)}",
+                f"'{shown(link)}' {problem}{did_you_mean(link, known) if ':' not in link else ''}",
                 "link to a web page (https://...) or give another term's slug",
             )
+
+
+def _byline(t: LoadedTerm, today: dt.date | None) -> Iterator[Diagnostic]:
+    """Names without e-mail addresses (a page is public; an address there is harvested),
+    and no date in the future."""
+    for field in ("written_by", "reviewed_by"):
+        value = getattr(t.term.byline, field)
+        if value != PENDING and has_email(value):
+            yield _d(
+                t,
+                f"byline.{field}",
+                "holds an e-mail address, which would be published",
+                "write the name only, e.g. 'Ada Lovelace'",
+            )
+    yield from future_dates(t.path, t.term, t.positions, today)
 
 
 def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
@@ -176,75 +197,80 @@ def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterato
                 )
 
 
-def _body(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
-    body = t.term.body
-    first = t.positions.block_first_line.get("body")
+def _at(t: LoadedTerm, where: str, line: int, col: int) -> tuple[int, int]:
+    """A position inside a Markdown field's text as a position in the file: exact for a
+    block scalar (`body: |`), the field's own position otherwise."""
+    first = t.positions.block_first_line.get(where)
+    if not first:
+        return t.at(where)
     try:
-        render_body(t.term, measurements, f"terms/{t.slug}.md")
-    except AuthorTextError as exc:
-        line, col = (first + exc.line - 1, 1) if first else t.at("body")
-        yield Diagnostic(
-            t.path,
-            line,
-            col,
-            f"body: {exc.message}",
-            exc.hint or "values in '{{ }}' must exist; write '{{ \"{{\" }}' for a literal '{{'",
-        )
-    for target in link_targets(body):
-        scheme = urlsplit(target).scheme.lower()
-        if scheme and scheme not in _SAFE_BODY_SCHEMES:
-            line, col = t.at("body")
-            if first:
-                lineno = next((n for n, text in enumerate(body.splitlines()) if target in text), 0)
-                line, col = first + lineno, 1
-            yield Diagnostic(
-                t.path,
-                line,
-                col,
-                f"body: link to '{target}' is not allowed",
-                "links in a body go to http(s) pages or to other terms ('sass.md')",
-            )
+        lines = t.file.read_text(encoding="utf-8").splitlines()
+        file_line = lines[first + line - 2]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return first + line - 1, col
+    return first + line - 1, len(file_line) - len(file_line.lstrip(" ")) + col
 
 
-def _names(corpus: Corpus) -> Iterator[Diagnostic]:
-    """Names, aliases, abbreviations and plurals must each point at one term.
+def _markdown_fields(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
+    """Author Markdown (body, definition, notes): only the directive where it belongs, only
+    links a reader may follow, and no more unclosed brackets than the parser bears; then
+    every value the body cites must exist."""
+    term = t.term
+    fields = [("body", term.body, True), ("definition", term.definition, False)]
+    fields += [(f"where_you_meet_this[{i}].note", m.note, False) for i, m in enumerate(term.where_you_meet_this)]
+    fields += [(f"measurements[{i}].note", c.note, False) for i, c in enumerate(term.measurements)]
+    body_ok = True
+    for where, text, directives in fields:
+        errors = check_markdown(text, directives=directives)
+        for target in link_targets(text):
+            problem = url_problem(target) if link_scheme(target) in ("http", "https") else None
+            if problem:
+                line, col = _text_position(text, target)
+                errors.append(AuthorTextError(f"link to {shown(target)} {problem}", line, "fix the address", col))
+        body_ok = body_ok and not (directives and errors)
+        for e in errors:
+            yield Diagnostic(t.path, *_at(t, where, e.line, e.col), f"{where}: {e.message}", e.hint)
+    if body_ok:
+        try:
+            render_body(term, measurements, f"terms/{t.slug}.md")
+        except AuthorTextError as exc:
+            yield Diagnostic(t.path, *_at(t, "body", exc.line, exc.col), f"body: {exc.message}", exc.hint)
 
-    Names are claimed first, so a clash between a name and another term's alias is
-    reported at the alias, whatever the file order.
-    """
-    owner: dict[str, tuple[LoadedTerm, str]] = {}
-    claims: list[tuple[LoadedTerm, str, str]] = [(t, "name", t.term.name) for t in corpus]
-    for t in corpus:
-        for field in ("aliases", "abbreviations", "plurals"):
-            claims += [(t, f"{field}[{i}]", value) for i, value in enumerate(getattr(t.term, field))]
-    for t, where, value in claims:
-        key = value.strip().casefold()
-        if not key:
-            continue
-        if key in owner:
-            other, other_where = owner[key]
-            place = f"{other.path} ({other_where})" if other is not t else other_where
-            yield _d(
-                t,
-                where,
-                f"'{value}' is already used by {place}",
-                "each name, alias, abbreviation and plural belongs to one term",
-            )
-        else:
-            owner[key] = (t, where)
+
+def _text_position(text: str, needle: str) -> tuple[int, int]:
+    offset = max(text.find(needle), 0)
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _sections(corpus: Corpus) -> Iterator[Diagnostic]:
     known = [s.slug for s in corpus.sections]
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     for i, slug in enumerate(known):
-        if slug in seen:
+        where = f"sections[{i}].slug"
+        line, col = corpus.sections_positions.at(where)
+        if not is_slug(slug):
             yield Diagnostic(
-                corpus.sections_path, 1, 1, f"sections[{i}]: duplicate section '{slug}'", "remove one of the two"
+                corpus.sections_path,
+                line,
+                col,
+                f"{where}: '{shown(slug)}' is not a slug",
+                "write it in lower case with dashes, e.g. 'memory-model'",
             )
-        seen.add(slug)
+        elif slug in seen.values():
+            yield Diagnostic(
+                corpus.sections_path, line, col, f"sections[{i}]: duplicate section '{slug}'", "remove one of the two"
+            )
+        elif skeleton(slug) in seen:
+            yield Diagnostic(
+                corpus.sections_path,
+                line,
+                col,
+                f"{where}: '{slug}' looks like '{seen[skeleton(slug)]}'",
+                "rename one of the two so a reader can tell them apart",
+            )
+        seen.setdefault(skeleton(slug), slug)
     for t in corpus:
-        if t.term.section not in seen:
+        if t.term.section not in known:
             yield _d(
                 t,
                 "section",
@@ -253,8 +279,11 @@ def _sections(corpus: Corpus) -> Iterator[Diagnostic]:
             )
 
 
-def validate(corpus: Corpus, *, all_slugs: dict[str, list[str]], sections_loaded: bool = True) -> list[Diagnostic]:
-    """Every cross-field and cross-file check. all_slugs maps each slug to the files named so."""
+def validate(
+    corpus: Corpus, *, all_slugs: dict[str, list[str]], sections_loaded: bool = True, today: dt.date | None = None
+) -> list[Diagnostic]:
+    """Every cross-field and cross-file check. all_slugs maps each slug to the files named so;
+    today (UTC, by default) is the latest date a term may hold, give or take a day."""
     out: list[Diagnostic] = []
     for slug, paths in all_slugs.items():
         for path in paths[1:]:
@@ -269,9 +298,11 @@ def validate(corpus: Corpus, *, all_slugs: dict[str, list[str]], sections_loaded
         out += _related(t, known)
         out += _sources(t)
         out += _meet(t, known)
+        out += _byline(t, today)
         out += _measurements(t, corpus.measurements)
-        out += _body(t, corpus.measurements)
-    out += _names(corpus)
+        out += _markdown_fields(t, corpus.measurements)
+    out += name_diagnostics(corpus)
+    out += slug_diagnostics(all_slugs)
     if sections_loaded:
         out += _sections(corpus)
     return out

@@ -7,15 +7,28 @@ column, which every later diagnostic points at.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .diagnostics import Diagnostic
+from .textrules import char_name
 
 _CORE = "tag:yaml.org,2002:"
 ALLOWED_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp", "seq", "map")}
+MAX_DEPTH = 32
+"""Nesting levels a file may have (a term needs four): deeper is refused, never a RecursionError."""
+_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)", re.DOTALL)
+_SHORT_ESCAPES = dict(zip("0abtvnfre N_LP", "\0\a\b\t\v\n\f\r\x1b \x85\xa0\u2028\u2029", strict=True))
+
+
+class _TooDeep(Exception):
+    def __init__(self, mark: Any) -> None:
+        super().__init__("too deep")
+        self.mark = mark
 
 
 class _Loader(yaml.SafeLoader):
@@ -25,8 +38,18 @@ class _Loader(yaml.SafeLoader):
         super().__init__(text)
         self.cg_path = path
         self.cg_diagnostics: list[Diagnostic] = []
+        self.cg_depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
+        self.cg_depth += 1
+        try:
+            if self.cg_depth > MAX_DEPTH:
+                raise _TooDeep(self.peek_event().start_mark)  # type: ignore[no-untyped-call]
+            return self._compose_node(parent, index)
+        finally:
+            self.cg_depth -= 1
+
+    def _compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             event = self.get_event()  # type: ignore[no-untyped-call]
             mark = event.start_mark
@@ -61,36 +84,67 @@ def _tab_diagnostics(path: str, text: str) -> list[Diagnostic]:
     return out
 
 
-def _check_tags(path: str, node: Node, out: list[Diagnostic]) -> None:
-    if node.tag not in ALLOWED_TAGS:
-        tag = node.tag.replace(_CORE, "!!")
+def _nodes(root: Node) -> Iterator[tuple[Node, int]]:
+    """Every node under root with its depth (root is 1), in file order, without recursion."""
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        yield node, depth
+        if isinstance(node, SequenceNode):
+            stack += [(item, depth + 1) for item in reversed(node.value)]
+        elif isinstance(node, MappingNode):
+            stack += [(n, depth + 1) for pair in reversed(node.value) for n in reversed(pair)]
+
+
+def _check_nodes(path: str, text: str, root: Node, out: list[Diagnostic]) -> None:
+    """Refused tags, and escapes in double-quoted text that make a character other than
+    printable ASCII, a tab or a line break: written out, any character meets the
+    character rules of :mod:`cudagloss.textrules`; escaped, it would slip past them."""
+    for node, _depth in _nodes(root):
+        mark = node.start_mark
+        if node.tag not in ALLOWED_TAGS:
+            tag = node.tag.replace(_CORE, "!!")
+            out.append(
+                Diagnostic(
+                    path,
+                    mark.line + 1,
+                    mark.column + 1,
+                    f"tag '{tag}' is not allowed",
+                    "term files hold plain data (text, numbers, dates, lists, mappings); remove the tag",
+                )
+            )
+        if isinstance(node, ScalarNode) and node.style == '"' and "\\" in text[mark.index : node.end_mark.index]:
+            _check_escapes(path, text[mark.index : node.end_mark.index], mark, out)
+
+
+def _check_escapes(path: str, span: str, mark: Any, out: list[Diagnostic]) -> None:
+    for m in _ESCAPE.finditer(span):
+        code = m.group(1)
+        ch = chr(int(code[1:], 16)) if len(code) > 1 else _SHORT_ESCAPES.get(code, code)
+        if ch in "\t\n" or " " <= ch <= "~":
+            continue
+        before = span[: m.start()]
+        line = mark.line + 1 + before.count("\n")
+        col = (mark.column + len(before) if "\n" not in before else len(before) - before.rindex("\n") - 1) + 1
         out.append(
             Diagnostic(
                 path,
-                node.start_mark.line + 1,
-                node.start_mark.column + 1,
-                f"tag '{tag}' is not allowed",
-                "term files hold plain data (text, numbers, dates, lists, mappings); remove the tag",
+                line,
+                col,
+                f"the escape '{m.group()}' makes {char_name(ch)}, which is not plain text",
+                "write the character itself, not an escape (invisible and control characters are not allowed)",
             )
         )
-    if isinstance(node, SequenceNode):
-        for item in node.value:
-            _check_tags(path, item, out)
-    elif isinstance(node, MappingNode):
-        for key, value in node.value:
-            _check_tags(path, key, out)
-            _check_tags(path, value, out)
 
 
-def _shares_nodes(node: Node, seen: set[int]) -> bool:
-    """True when a node object occurs twice: how libyaml's composer resolves an alias."""
-    if id(node) in seen:
-        return True
-    seen.add(id(node))
-    if isinstance(node, SequenceNode):
-        return any(_shares_nodes(item, seen) for item in node.value)
-    if isinstance(node, MappingNode):
-        return any(_shares_nodes(k, seen) or _shares_nodes(v, seen) for k, v in node.value)
+def _unusual_shape(root: Node) -> bool:
+    """True when nodes nest deeper than MAX_DEPTH or a node occurs twice (how libyaml's
+    composer resolves an alias): the exact Python path then reports it."""
+    seen: set[int] = set()
+    for node, depth in _nodes(root):
+        if depth > MAX_DEPTH or id(node) in seen:
+            return True
+        seen.add(id(node))
     return False
 
 
@@ -106,7 +160,7 @@ def _compose_fast(text: str) -> Node | bool | None:
         return False
     finally:
         loader.dispose()
-    if node is not None and _shares_nodes(node, set()):
+    if node is not None and _unusual_shape(node):
         return False
     return node
 
@@ -116,11 +170,26 @@ def compose(path: str, text: str) -> tuple[Node | None, list[Diagnostic]]:
     fast = _compose_fast(text)
     if isinstance(fast, Node):
         found: list[Diagnostic] = []
-        _check_tags(path, fast, found)
+        _check_nodes(path, text, fast, found)
         return fast, found
-    loader = _Loader(text, path)
+    try:
+        loader = _Loader(text, path)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (the constructor reads it)
+        before = text[: exc.position]
+        line, col = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        return None, [Diagnostic(path, line, col, f"YAML cannot hold U+{exc.character:04X}", "delete the character")]
     try:
         node = loader.get_single_node()
+    except _TooDeep as exc:
+        return None, [
+            Diagnostic(
+                path,
+                exc.mark.line + 1,
+                exc.mark.column + 1,
+                f"values are nested more than {MAX_DEPTH} levels deep",
+                "a term file is a mapping of fields, some holding lists; remove the extra brackets or indentation",
+            )
+        ]
     except yaml.MarkedYAMLError as exc:
         tabs = _tab_diagnostics(path, text)
         if tabs:
@@ -158,7 +227,7 @@ def compose(path: str, text: str) -> tuple[Node | None, list[Diagnostic]]:
                 path, 1, 1, "the file is empty", "a term file is a mapping of fields; see schema/term.schema.json"
             )
         ]
-    _check_tags(path, node, diagnostics)
+    _check_nodes(path, text, node, diagnostics)
     return node, diagnostics
 
 

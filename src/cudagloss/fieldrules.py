@@ -1,0 +1,149 @@
+"""Field rules over loaded data: bounds, dates, URLs and e-mail addresses.
+
+Bounds come from the model's field metadata (max_length, max_items), the same numbers the
+JSON Schema gives editors, so a file too big to be a term is refused with the position of
+the first value past the bound, before anything renders it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import ipaddress
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from . import links
+from .convert import Positions
+from .diagnostics import Diagnostic
+
+DATE_SLACK = dt.timedelta(days=1)
+"""A date may be at most one day past today in UTC: it is already tomorrow in UTC+14 while
+it is today in UTC, and a stamp written there must pass a check run here."""
+_EMAIL = re.compile(r"[^\s<>@,;:\"()\[\]]+@[^\s<>@,;:\"()\[\]]+\.[^\s<>@,;:\"()\[\]]+")
+_BRACKETED = re.compile(r"\s*<[^<>]*@[^<>]*>")
+_LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
+_HOST = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}\.?")
+
+
+def utc_today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
+
+
+def has_email(text: str) -> bool:
+    """True when text holds an e-mail address ('Ada <ada@example.org>', 'ada@example.org')."""
+    return "@" in text and (_EMAIL.search(text) is not None or _BRACKETED.search(text) is not None)
+
+
+def without_email(text: str) -> str:
+    """text with every e-mail address (and the '<>' around one) removed, spaces collapsed."""
+    return " ".join(_EMAIL.sub(" ", _BRACKETED.sub(" ", text)).split())
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """A value quoted in a message: cut to a line."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def url_problem(url: str) -> str | None:
+    """Why url is not an http(s) address a reader's browser can follow (None when it is)."""
+    if any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in url):
+        return "contains a space or a control character (write a space as %20)"
+    if "\\" in url:
+        return "contains a backslash (browsers read it as '/')"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"is not a well-formed URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "is not an http(s) URL"
+    if "@" in parts.netloc:
+        return "carries a user name or password"
+    host = parts.hostname
+    if not host:
+        return "has no host name"
+    if port == 0:
+        return "has port 0"
+    if "[" in parts.netloc:
+        try:
+            ipaddress.IPv6Address(host.split("%", 1)[0])
+        except ValueError:
+            return "has a malformed IPv6 address"
+    elif not _HOST.fullmatch(host):
+        return "has a malformed host name"
+    # What the link checker would refuse (length, host labels): one predicate decides for both.
+    return links.url_problem(url)
+
+
+_FIELDS: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}
+
+
+def _fields(cls: type) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """A model class's field names and metadata (dataclasses.fields is slow, and they never change)."""
+    if cls not in _FIELDS:
+        _FIELDS[cls] = tuple((f.name, dict(f.metadata)) for f in dataclasses.fields(cls))
+    return _FIELDS[cls]
+
+
+def _walk(obj: Any, where: str) -> Iterator[tuple[str, dict[str, Any], Any]]:
+    """(field path, field metadata, value) of every field of a model object, depth first."""
+    for name, meta in _fields(type(obj)):
+        value = getattr(obj, name)
+        sub = f"{where}.{name}" if where else name
+        yield sub, meta, value
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if dataclasses.is_dataclass(item):
+                    yield from _walk(item, f"{sub}[{i}]")
+        elif dataclasses.is_dataclass(value):
+            yield from _walk(value, sub)
+
+
+def bounds(path: str, obj: Any, positions: Positions) -> list[Diagnostic]:
+    """Every value longer, and every list longer, than the model allows."""
+    out: list[Diagnostic] = []
+    for where, meta, value in _walk(obj, ""):
+        most, items = meta.get("max_length"), meta.get("max_items")
+        if isinstance(value, list) and items is not None and len(value) > items:
+            out.append(
+                Diagnostic(
+                    path,
+                    *positions.at(f"{where}[{items}]"),
+                    f"{where}: has {len(value)} items; at most {items} are allowed",
+                    "keep the ones a reader needs most",
+                )
+            )
+        texts = [(where, value)] if isinstance(value, str) else []
+        if isinstance(value, list):
+            texts = [(f"{where}[{i}]", v) for i, v in enumerate(value[: items or None]) if isinstance(v, str)]
+        for sub, text in texts:
+            if most is not None and len(text) > most:
+                out.append(
+                    Diagnostic(
+                        path,
+                        *positions.at(sub),
+                        f"{sub}: is {len(text):,} characters long; at most {most:,} are allowed",
+                        "shorten it" + ("; split a long body into several terms" if sub == "body" else ""),
+                    )
+                )
+    return out
+
+
+def future_dates(path: str, obj: Any, positions: Positions, today: dt.date | None = None) -> list[Diagnostic]:
+    """Every date after today (UTC, with DATE_SLACK): a checked_on in the future would stop
+    the link checker from ever checking that URL again."""
+    latest = (today or utc_today()) + DATE_SLACK
+    return [
+        Diagnostic(
+            path,
+            *positions.at(where),
+            f"{where}: {value.isoformat()} is in the future",
+            "write the date it happened: today at the latest (UTC, with a day's slack for time zones)",
+        )
+        for where, _meta, value in _walk(obj, "")
+        if isinstance(value, dt.date) and value > latest
+    ]
