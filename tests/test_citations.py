@@ -62,7 +62,8 @@ def test_a_cited_experiment_never_measured_is_an_error_with_the_command(glossary
         .index('  A warp holds {{ measured("warp-size", "warp_size") }} on every GPU measured.')
     )
     assert run.stderr.startswith(
-        f"terms/warp.yaml:{line + 1}:1: body: measured('warp-size', 'warp_size'): "
+        # the column of the call's '{{' in the file
+        f"terms/warp.yaml:{line + 1}:16: body: measured('warp-size', 'warp_size'): "
         "experiment 'warp-size' has not been measured on any node\n"
         "    hint: run `make verify EXPERIMENT=warp-size` on a GPU node"
     )
