@@ -20,6 +20,7 @@ HTML-escaped by the hooks and by `overrides/main.html`.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -41,6 +42,8 @@ _UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 _LEADING = re.compile(r"^( ?)(?:([-+.!])|([=?:])|(\d+)([.)])(?=\s|$))")
 _ENTITY_OF = {"=": "&#61;", "?": "&#63;", ":": "&#58;", ")": "&#41;"}
 _SPACES = re.compile(r"\s+")
+_PLAIN = re.compile(r"(?:[^\\`*\[\]|~#&<>\"_\s]| (?! ))*")
+"""Text with nothing to escape: no special character and no run of white space."""
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _IDENT = re.compile(r"[A-Za-z0-9_.:-]+")
 
@@ -49,7 +52,15 @@ def text(value: object) -> Markup:
     """Plain text as Markdown that shows exactly that text and nothing else, on one line,
     wherever a template puts it (even at the start of a line). Only what Markdown could act
     on is escaped, so the exported Markdown stays readable ('sm_90', '2026-12-03')."""
-    raw = _SPACES.sub(" ", str(value))  # not stripped: templates print separators such as ", "
+    return _text(str(value))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _text(raw: str) -> Markup:
+    """Memoised: a page prints the same names, dates and labels many times."""
+    if _PLAIN.fullmatch(raw) and not _LEADING.match(raw):
+        return Markup(raw)
+    raw = _SPACES.sub(" ", raw)  # not stripped: templates print separators such as ", "
     # ']:' would start a reference definition at the beginning of a line, escaped or not.
     escaped = _UNDERSCORE.sub(r"\\_", raw.translate(_ALWAYS)).replace("]:", "]&#58;")
     return Markup(_LEADING.sub(_leading, escaped, count=1))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import ipaddress
 import re
 import unicodedata
@@ -48,6 +49,7 @@ def shown(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def url_problem(url: str) -> str | None:
     """Why url is not an http(s) address a reader's browser can follow (None when it is)."""
     if any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in url):

@@ -8,6 +8,7 @@ breakage (broken, invalid) fails a run: a bot wall answering 403 or a rate limit
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -93,6 +94,7 @@ def _host_problem(host: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def url_problem(url: str) -> str | None:
     """Why url cannot be checked (None when it can): only absolute http(s) URLs with a
     well-formed host and port, no credentials, no invisible or control characters, and a
