@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import random
 import re
+from collections.abc import Callable
 
 import markdown  # type: ignore[import-untyped]
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from conftest import ROOT
 from cudagloss import escape
 from cudagloss.authortext import AuthorTextError, check_markdown, expand, parse_directives
-from cudagloss.markdown_text import MAX_UNMATCHED, neutralize_html, plain_text
+from cudagloss.markdown_text import MAX_NESTING, MAX_UNMATCHED, neutralize_html, plain_text
 
 
 def _value(experiment: str, result: str) -> str:
@@ -96,9 +97,58 @@ def test_braces_are_literal_in_code_and_after_a_backslash() -> None:
     ],
 )
 def test_links_a_reader_must_not_follow_are_errors_in_every_form(target: str) -> None:
-    for body in (f"See [x]({target}).", f"See ![x]({target}).", f"See [x].\n\n[x]: {target}\n"):
+    for body in (f"See [x]({target}).", f"See [x].\n\n[x]: {target}\n", f"See [x].\n\n[x]:{target}\n"):
         errors = check_markdown(body, directives=True)
         assert [e.message for e in errors] == [f"link to {target.strip()!r} is not allowed"], body
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "A [reference][r] link.\n\n[r]:javascript:alert(1)\n",
+        "A [x][] link.\n\n[x]:\n  javascript:alert(1)\n",
+        "[x](javascript:alert(1) <b>)",
+        "[x](javascript://%0aalert(1)//<b>)",
+        "[x](\njavascript:alert(1))",
+        "[x](javascript:alert(1)\n)",
+        "[x](data:text/html,<script>alert(1)</script>)",
+        "[x](<java\tscript:alert(1)>)",
+        "[x](jav&#x09;ascript:alert(1))",
+        "[x](VBScript:msgbox)",
+    ],
+)
+def test_every_form_of_a_script_link_is_caught_whatever_the_parser_makes_of_it(body: str) -> None:
+    errors = check_markdown(body, directives=True)
+    assert errors and all("not allowed" in e.message or "outside code" in e.message for e in errors), errors
+
+
+def test_a_scheme_in_code_is_only_text() -> None:
+    assert check_markdown("Write `javascript:` or\n\n```\ndata:x\n```\n", directives=True) == []
+    assert check_markdown("The metadata: field.", directives=True) == []
+
+
+def test_images_are_refused_outside_code() -> None:
+    errors = check_markdown("A ![diagram](https://x.org/a.png) here, `![x](y)` in code.", directives=True)
+    assert [(e.col, e.message.split(":")[0]) for e in errors] == [(3, "images are not published")]
+
+
+_NESTED: dict[str, list[Callable[[int], str]]] = {
+    "brackets": [lambda n: "[" * n + "]" * n, lambda n: "x " + "(" * n + ")" * n],
+    "lists and quotes": [
+        lambda n: "+ " * n + "x",
+        lambda n: "1. " * n + "x",
+        lambda n: "> " * n + "x",
+        lambda n: "a\n\n" + " " * (4 * (n - 1)) + "- x",
+    ],
+}
+
+
+@pytest.mark.parametrize(("what", "i"), [(w, i) for w, makers in _NESTED.items() for i in range(len(makers))])
+def test_deep_nesting_is_an_error_before_the_parser_recurses(what: str, i: int) -> None:
+    make = _NESTED[what][i]
+    assert check_markdown(make(MAX_NESTING), directives=True) == []
+    errors = check_markdown(make(MAX_NESTING + 1), directives=True)
+    assert [e.message for e in errors] == [f"{what} nested {MAX_NESTING + 1} deep (at most {MAX_NESTING})"]
 
 
 def test_safe_links_pass() -> None:
@@ -118,6 +168,13 @@ def test_many_unclosed_brackets_are_an_error_before_markdown_sees_them() -> None
 def test_raw_html_is_escaped_outside_code_only() -> None:
     text = "A <b>tag</b>, `<code>` kept, <https://x.org/a> kept.\n\n```\n<div>\n```\n"
     assert neutralize_html(text) == "A &lt;b>tag&lt;/b>, `<code>` kept, <https://x.org/a> kept.\n\n```\n<div>\n```\n"
+
+
+def test_raw_html_in_a_link_text_is_escaped_but_its_destination_kept() -> None:
+    text = "See [<img src=x onerror=alert(2)>] and [<b>x</b>](<https://x.org/a>) here."
+    assert (
+        neutralize_html(text) == "See [&lt;img src=x onerror=alert(2)>] and [&lt;b>x&lt;/b>](<https://x.org/a>) here."
+    )
 
 
 def test_plain_text_for_tooltips() -> None:

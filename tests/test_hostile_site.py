@@ -22,6 +22,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import markdown  # type: ignore[import-untyped]
 import pytest
 import yaml
 
@@ -45,14 +46,16 @@ TEXT = [
     f"[x]: javascript:{PWN}",
     f"`` ` `` <iframe src=javascript:{PWN}>",
 ]
-# Payloads for Markdown fields (body, definition, notes) that validation lets through:
-# raw HTML is shown as text, so these must stay inert too.
+# Payloads for Markdown fields (body, definition, notes) that validation lets through
+# (script URLs and images it refuses, tests/test_author_text.py): raw HTML is shown as
+# text, so these must stay inert too.
 MARKDOWN = [
     f"Raw <script>{PWN}</script> and <img src=x onerror={PWN}> and <svg/onload={PWN}>.",
-    f'An <a href="javascript:{PWN}">anchor</a> and <details open ontoggle={PWN}>x</details>.',
-    f"Autolinks <javascript:{PWN}> and <data:text/html,<script>{PWN}</script>>.",
+    f"An <a href=\"https://attacker.invalid/\">anchor</a> and <details open ontoggle={PWN}>x</details>.",
+    "Autolinks <https://example.com/a> and <iframe src=https://attacker.invalid/></iframe>.",
     f"Entities &#60;script&#62;{PWN}&#60;/script&#62; and `<script>{PWN}</script>` in code.",
     f"<style>*{{background:url(https://attacker.invalid/x)}}</style> <!-- <script>{PWN}</script> -->",
+    f"Link text [<img src=x onerror={PWN}>] and [<a href=https://attacker.invalid/>x</a>](https://example.com/).",
 ]
 
 
@@ -171,11 +174,18 @@ def test_hostile_site_builds_and_no_page_holds_anything_live(hostile_site: Path)
     assert scan.title.startswith(f"What is {TEXT[3]}? - ")
     # The exports carry the same text, escaped as Markdown.
     for name in ("glossary.md", "llms.txt"):
-        # Code spans show their text literally; outside them nothing may be markup.
-        exported = re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", "", (hostile_site / name).read_text(encoding="utf-8"))
+        # Code spans show their text literally (an escaped backtick opens none); outside them
+        # nothing may be markup.
+        exported = re.sub(r"(?<![\\`])(`+)(?!`).+?(?<!`)\1(?!`)", "", (hostile_site / name).read_text(encoding="utf-8"))
         assert "<script" not in exported and "<img" not in exported and "<svg" not in exported, name
         # A Markdown renderer would make '](javascript:' a link unless its ']' is escaped.
         assert not re.search(r"(?<!\\)\]\(\s*<?javascript:", exported), name
+        # Rendered as a reader's Markdown viewer would (Python-Markdown, raw HTML kept), the
+        # export holds nothing live either.
+        scan = _Scan()
+        scan.feed(markdown.markdown((hostile_site / name).read_text(encoding="utf-8"), extensions=["tables"]))
+        assert [p for p in scan.problems if "inline script" not in p] == [], (name, scan.problems)
+        assert "<script" not in markdown.markdown(exported), name
 
 
 def test_search_index_holds_text_not_markup(hostile_site: Path) -> None:

@@ -17,7 +17,17 @@ from dataclasses import dataclass
 
 from .cite import CitationError, ValueCiter
 from .escape import SAFE_SCHEMES
-from .markdown_text import MAX_UNMATCHED, blocks, link_scheme, link_targets, unmatched_openers
+from .markdown_text import (
+    MAX_NESTING,
+    MAX_UNMATCHED,
+    blocks,
+    dangerous_schemes,
+    deepest_block,
+    deepest_bracket,
+    link_scheme,
+    link_targets,
+    unmatched_openers,
+)
 from .measured import MeasurementSet
 from .memo import Memo
 from .model import Term
@@ -63,6 +73,13 @@ def _code_ranges(text: str) -> list[tuple[int, int]]:
             ranges += [(offset + m.start(), offset + m.end()) for m in _CODE_SPAN.finditer(block.text)]
         offset += len(block.text)
     return ranges
+
+
+_IMAGE = re.compile(r"!\[")
+
+
+def _in_code(text: str, offset: int) -> bool:
+    return any(a <= offset < b for a, b in _code_ranges(text))
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -152,15 +169,54 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
             errors.append(
                 AuthorTextError("measured(...) is allowed only in the body", line, "cite values in the body", col)
             )
+    flagged: set[int] = set()
     for target in link_targets(text):
         scheme = link_scheme(target)
         if scheme and scheme not in SAFE_SCHEMES:
             line, col = _position(text, max(text.find(target), 0))
+            flagged.add(line)
             errors.append(
                 AuthorTextError(
                     f"link to {target!r} is not allowed",
                     line,
                     "links go to http(s) pages or to other terms ('sass.md')",
+                    col,
+                )
+            )
+    for offset, word in dangerous_schemes(text):
+        line, col = _position(text, offset)
+        if line not in flagged:
+            flagged.add(line)
+            errors.append(
+                AuthorTextError(
+                    f"'{word}:' outside code: a browser would run or load it from a link",
+                    line,
+                    f"to mention the scheme, write it as code: `{word}:`",
+                    col,
+                )
+            )
+    for m in _IMAGE.finditer(text):
+        if not _in_code(text, m.start()):
+            line, col = _position(text, m.start())
+            errors.append(
+                AuthorTextError(
+                    "images are not published: each reader's browser would fetch them from another site",
+                    line,
+                    "link to the picture instead: [a diagram of it](https://...)",
+                    col,
+                )
+            )
+    for depth, offset, what in (
+        (*deepest_bracket(text), "brackets"),
+        (*deepest_block(text), "lists and quotes"),
+    ):
+        if depth > MAX_NESTING:
+            line, col = _position(text, offset)
+            errors.append(
+                AuthorTextError(
+                    f"{what} nested {depth} deep (at most {MAX_NESTING})",
+                    line,
+                    "flatten it; Markdown that deep takes the site build minutes or crashes it",
                     col,
                 )
             )

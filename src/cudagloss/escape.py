@@ -136,7 +136,8 @@ def json_ld(data: dict[str, Any]) -> str:
 
 
 # What the page templates, Python-Markdown (tables, admonitions, toc, details, highlight)
-# and Material's markup use; anything else is dropped with its attributes.
+# and Material's markup use; anything else is dropped with its attributes. No <img>: an
+# image would be fetched from another site by every reader's browser.
 _TAGS = frozenset(
     [
         "a",
@@ -165,7 +166,6 @@ _TAGS = frozenset(
         "h6",
         "hr",
         "i",
-        "img",
         "ins",
         "kbd",
         "li",
@@ -195,7 +195,6 @@ _TAGS = frozenset(
 _ATTRIBUTES = {
     "*": {"class", "id", "title"},
     "a": {"href"},
-    "img": {"src", "alt", "width", "height"},
     "ol": {"start"},
     "td": {"colspan", "rowspan", "style"},
     "th": {"colspan", "rowspan", "style"},

@@ -18,7 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .markdown_text import plain_text
+from .markdown_text import link_scheme, plain_text
 from .memo import Memo
 from .render import INDEX, TERMS_DIR, GeneratedFile, Renderer, section_src_uri, term_src_uri
 
@@ -27,6 +27,7 @@ LLMS_TXT = "llms.txt"
 
 _INLINE_TARGET = re.compile(r"(\]\(\s*<?)([^()\s<>]+)")
 _HREF = re.compile(r'(href=")([^"]+)(")')
+_REF_DEF = re.compile(r"^( {0,3}\[[^\]]+\]:[ \t]*\n?[ \t]*<?)(\S+?)(?=>?(?:\s|$))", re.MULTILINE)
 _CHUNKS: Memo[str] = Memo(maxsize=1 << 15)
 
 
@@ -53,6 +54,8 @@ class Exporter:
         """Links written relative to a page, rewritten for the one exported file."""
 
         def target(link: str) -> str:
+            if link_scheme(link) not in ("", "http", "https", "mailto"):
+                return "#"  # validation refuses these; an export is Markdown no sanitiser reads after us
             if "://" in link or link.startswith(("#", "mailto:")):
                 return link
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(from_uri), link))
@@ -63,6 +66,7 @@ class Exporter:
             return self.site_href(resolved)
 
         markdown = _INLINE_TARGET.sub(lambda m: m.group(1) + target(m.group(2)), markdown)
+        markdown = _REF_DEF.sub(lambda m: m.group(1) + target(m.group(2)), markdown)
         return _HREF.sub(lambda m: m.group(1) + target(m.group(2)) + m.group(3), markdown)
 
     def glossary_markdown(self) -> str:

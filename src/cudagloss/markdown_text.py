@@ -16,7 +16,7 @@ from dataclasses import dataclass
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
-_REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s")
+_REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:")
 _LIST = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 
 # Inline spans that are not prose: code, links and images (with their text), bracketed
@@ -34,7 +34,8 @@ _INLINE = re.compile(
 )
 
 _LINK_TARGET = re.compile(r"\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))*)")
-_REF_TARGET = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S*?)>?(?:\s|$)", re.MULTILINE)
+_REF_TARGET = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\n?[ \t]*<?(\S*?)>?(?:\s|$)", re.MULTILINE)
+_LINK_TEXT = re.compile(r"!?\[(?:[^\[\]\n]|\[[^\]\n]*\])*\]")
 
 
 @dataclass(frozen=True)
@@ -116,13 +117,14 @@ def link_targets(markdown: str) -> tuple[str, ...]:
             for m in _INLINE.finditer(block.text):
                 if m.group("link"):
                     out += _LINK_TARGET.findall(m.group("link"))
-        elif block.kind == "code":
-            out += _REF_TARGET.findall(block.text)
+    # Reference definitions, whose target may stand on the next line (so not per block).
+    out += _REF_TARGET.findall(markdown)
     return tuple(out)
 
 
 def neutralize_html(markdown: str) -> str:
-    """Escape '<' outside code and autolinks, so raw HTML in author text shows as text."""
+    """Escape '<' outside code, autolinks and link destinations, so raw HTML in author text
+    (a link's text included) shows as text."""
     if "<" not in markdown:  # nothing to escape: most text, and the check is cheap
         return markdown
     out: list[str] = []
@@ -132,9 +134,16 @@ def neutralize_html(markdown: str) -> str:
             continue
         pos = 0
         text = block.text
-        for start, end in protected_spans(text):
+        for m in _INLINE.finditer(text):
+            start, end = m.span()
             out.append(text[pos:start].replace("<", "&lt;"))
-            out.append(text[start:end])
+            if m.group("link"):
+                label = _LINK_TEXT.match(text, start)
+                split = label.end() if label else start
+                out.append(text[start:split].replace("<", "&lt;"))
+                out.append(text[split:end])
+            else:
+                out.append(text[start:end])
             pos = end
         out.append(text[pos:].replace("<", "&lt;"))
     return "".join(out)
@@ -155,20 +164,84 @@ closer to the end of its text, so many of them in a long text take time quadrati
 its length (measured: 500 of them before 60,000 characters took 9 s)."""
 
 
+MAX_NESTING = 16
+"""How deep brackets, lists and block quotes may nest in a Markdown field: Python-Markdown
+takes time quadratic in bracket depth (19,500 nested pairs: 94 s) and recurses once per
+nested list or quote level (about 500 levels end in RecursionError)."""
+
+
 def unmatched_openers(markdown: str) -> list[int]:
     """Offsets of the '[' and '(' that nothing closes, in one linear pass over the brackets."""
+    return _brackets(markdown)[0]
+
+
+def deepest_bracket(markdown: str) -> tuple[int, int]:
+    """(depth, offset) of the most deeply nested pair of brackets (unclosed ones are
+    bounded by MAX_UNMATCHED instead)."""
+    return _brackets(markdown)[1]
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _brackets(markdown: str) -> tuple[list[int], tuple[int, int]]:
     stacks: dict[str, list[int]] = {"[": [], "(": []}
     closers = {"]": "[", ")": "("}
+    deepest = (0, 0)
     for m in _BRACKET.finditer(markdown):
         char = m.group()
         if char in stacks:
             stacks[char].append(m.start())
         elif stacks[closers[char]]:
-            stacks[closers[char]].pop()
-    return sorted(stacks["["] + stacks["("])
+            depth = len(stacks["["]) + len(stacks["("])  # of the pair this closes
+            opened = stacks[closers[char]].pop()
+            if depth > deepest[0]:
+                deepest = (depth, opened)
+    return sorted(stacks["["] + stacks["("]), deepest
+
+
+_BLOCK_MARKERS = re.compile(r"(?:[ \t]*(?:[-+*]|\d{1,9}[.)])(?=[ \t]|$)|[ \t]*>)")
+
+
+def deepest_block(markdown: str) -> tuple[int, int]:
+    """(depth, offset) of the line whose list markers, quote markers and indentation nest
+    deepest (each marker or four columns of indentation is a level)."""
+    deepest = (0, 0)
+    offset = 0
+    for line in markdown.splitlines(keepends=True):
+        stripped = line.lstrip(" \t")
+        indent = len(line[: len(line) - len(stripped)].expandtabs(4))
+        depth = indent // 4
+        pos = 0
+        while (m := _BLOCK_MARKERS.match(line, pos)) and m.end() > pos:
+            depth += 1
+            pos = m.end()
+        if depth > deepest[0]:
+            deepest = (depth, offset)
+        offset += len(line)
+    return deepest
 
 
 _BRACKET = re.compile(r"[\[\]()]")
+
+
+_SCHEME_WORD = re.compile(r"(?<![a-z0-9+.-])(javascript|vbscript|livescript|data|file|blob)[ \t]*:", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+
+
+def dangerous_schemes(markdown: str) -> list[tuple[int, str]]:
+    """(offset, word) of every 'javascript:', 'data:' and the like outside code, after the
+    entity decoding a browser does and without the tabs and line breaks it ignores in a
+    URL: whatever form a link takes, its scheme is caught here."""
+    found: list[tuple[int, str]] = []
+    offset = 0
+    for block in blocks(markdown):
+        if block.kind != "code" or _REFDEF.match(block.text):
+            prose = _CODE_SPAN.sub(lambda m: " " * len(m.group()), block.text)
+            if ":" in prose:
+                decoded = html.unescape(prose).replace("\t", "").replace("\n", "").replace("\r", "")
+                for m in _SCHEME_WORD.finditer(decoded):
+                    found.append((offset + min(m.start(), len(block.text) - 1), m.group(1).lower()))
+        offset += len(block.text)
+    return found
 
 
 def link_scheme(target: str) -> str:
