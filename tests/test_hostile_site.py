@@ -51,7 +51,7 @@ TEXT = [
 # text, so these must stay inert too.
 MARKDOWN = [
     f"Raw <script>{PWN}</script> and <img src=x onerror={PWN}> and <svg/onload={PWN}>.",
-    f"An <a href=\"https://attacker.invalid/\">anchor</a> and <details open ontoggle={PWN}>x</details>.",
+    f'An <a href="https://attacker.invalid/">anchor</a> and <details open ontoggle={PWN}>x</details>.',
     "Autolinks <https://example.com/a> and <iframe src=https://attacker.invalid/></iframe>.",
     f"Entities &#60;script&#62;{PWN}&#60;/script&#62; and `<script>{PWN}</script>` in code.",
     f"<style>*{{background:url(https://attacker.invalid/x)}}</style> <!-- <script>{PWN}</script> -->",

@@ -9,6 +9,7 @@ folders follow, then the command line on a folder of them.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from conftest import ROOT
 from cudagloss.diagnostics import Diagnostic
 from cudagloss.measured import MeasurementSet, load_measurements
 from cudagloss.measurement import MAX_FILE_BYTES, Gate, Measurement, Result
+from cudagloss.measurement_check import fit_text
 
 SHOWN = "measurements/ptx-jit/node-a.json"
 
@@ -162,6 +164,19 @@ EDITS = {
     "leading-zero": Edit('"value": 8,', '"value": 08,', "8,", "not valid JSON"),
     "bad-escape": Edit('"NVIDIA H200"', '"NVIDIA \\x41"', "\\x", "not valid JSON"),
     "trailing-data": Edit('"format_version": 1\n}', '"format_version": 1\n} <script>', "<", "more text after"),
+    # E-mail addresses in any text (they would be published) and a recorded_at in the future.
+    "email-gpu": Edit('"NVIDIA H200"', '"NVIDIA H200 (ada@example.org)"', '"NV', "gpu_name: holds an e-mail"),
+    "email-purpose": Edit('"JIT-compile', '"mail ops@gpu.example.com to JIT-compile', '"m', "purpose: holds an e-mail"),
+    "email-description": Edit('"active blocks', '"<ada@lab.example> active blocks', '"<', "description: holds an e"),
+    "email-text-value": Edit('"9.0"', '"9.0 built by \\"b.c\\"@example.org"', '"9', "value: holds an e-mail"),
+    "email-ip-detail": Edit('"detail": ""', '"detail": "charles@[192.0.2.7]"', '"c', "detail: holds an e-mail"),
+    "email-encoded-error": Edit('"error": null', '"error": "ada%40example.org"', '"a', "error: holds an e-mail"),
+    "email-entity-node-gpu": Edit('"NVIDIA H200"', '"ada&#64;example.org"', '"a', "gpu_name: holds an e-mail"),
+    "email-provenance-extra": Edit('"sm_count": 132', '"operator": "root@gpu01.example.org"', '"r', "operator: holds"),
+    "future-recorded-at": Edit('"2026-12-03T02:57:46+00:00"', '"2999-01-01T00:00:00+00:00"', '"2', "is in the future"),
+    "future-naive-recorded-at": Edit('"2026-12-03T02:57:46+00:00"', '"2999-01-01T00:00:00"', '"2', "in the future"),
+    "future-date-only": Edit('"2026-12-03T02:57:46+00:00"', '"9999-12-31"', '"9', "in the future"),
+    "future-far-zone": Edit('"2026-12-03T02:57:46+00:00"', '"9999-12-31T23:59:59-23:59"', '"9', "in the future"),
 }
 
 
@@ -353,3 +368,22 @@ def test_the_command_line_reports_hostile_files_without_a_traceback(tmp_path: Pa
     assert "measurements/ptx-jit/node-b.json:1:9: not valid JSON: nested deeper than 8 levels" in run.stderr
     assert "measurements/ptx-jit/a\\x1b]0;pwned\\x07.json:1:1: is not named" in run.stderr
     assert "hint: measurement files are written by make verify" in run.stderr
+
+
+def test_plain_at_signs_and_todays_stamps_are_not_refused(tmp_path: Path) -> None:
+    """'sm_90@home', a Python matrix product, a decorator: no address; a recorded_at within
+    the day's slack (another clock, another zone) passes."""
+    soon = (dt.datetime.now(dt.UTC) + dt.timedelta(hours=20)).isoformat(timespec="seconds")
+    text = (
+        BASE.replace('"NVIDIA H200"', '"NVIDIA H200 sm_90@home"')
+        .replace('"9.0"', '"y = a@b.T and @cuda.jit"')
+        .replace('"2026-12-03T02:57:46+00:00"', f'"{soon}"')
+    )
+    found, diags = load(tmp_path, {"node-a.json": text.encode()})
+    assert diags == []
+    assert found.get("ptx-jit").measured  # type: ignore[union-attr]
+
+
+def test_the_verifier_keeps_a_crash_log_but_not_the_address_in_it() -> None:
+    assert fit_text("report to bugs@gpu.example.com, or <ops@lab>") == "report to [e-mail address], or [e-mail address]"
+    assert fit_text("sm_90@home") == "sm_90@home"

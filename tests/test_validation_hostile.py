@@ -477,6 +477,108 @@ def test_an_e_mail_address_typed_into_a_byline_is_refused(tmp_path: Path, name: 
     only(found, f"terms/a.yaml:9:{len(field) + 5}: byline.{field}: holds an e-mail address, which would be published")
 
 
+ADDRESS = '"ada.lovelace"@example.org'
+EVERY_FIELD = {
+    # where: (term file text with ADDRESS in that field, line:col of the diagnostic)
+    "name": (term(f"Ada {ADDRESS}"), "2:7"),
+    "title": (term(title=f"What is {ADDRESS}?"), "3:8"),
+    "definition": (term().replace("A term used by these tests.", f"Mail {ADDRESS}."), "4:13"),
+    "body": (term(body=f"Write to {ADDRESS}."), "7:12"),  # where the address is
+    "aliases[0]": (term(extra=f"aliases:\n  - 'x {ADDRESS}'\n"), "9:5"),
+    "abbreviations[0]": (term(extra=f"abbreviations:\n  - '{ADDRESS}'\n"), "9:5"),
+    "plurals[0]": (term(extra=f"plurals:\n  - '{ADDRESS}'\n"), "9:5"),
+    "error_strings[0]": (term(extra=f"error_strings:\n  - 'failed: {ADDRESS}'\n"), "9:5"),
+    "where_you_meet_this[0].label": (term(extra=f"where_you_meet_this:\n  - label: '{ADDRESS}'\n"), "9:12"),
+    "where_you_meet_this[0].note": (
+        term(extra=f"where_you_meet_this:\n  - label: A\n    note: 'Ask {ADDRESS}.'\n"),
+        "10:11",
+    ),
+    "sources[0].title": (
+        term(extra=f"sources:\n  - title: 'By {ADDRESS}'\n    url: https://example.org/a\n"),
+        "9:12",
+    ),
+    "byline.written_by": (term(extra="byline:\n  written_by: charles@[192.0.2.7]\n"), "9:15"),
+}
+
+
+@pytest.mark.parametrize("where", list(EVERY_FIELD))
+def test_an_e_mail_address_in_any_text_field_is_refused_there(tmp_path: Path, where: str) -> None:
+    text, at = EVERY_FIELD[where]
+    only(check(tmp_path, {"a.yaml": text}), f"terms/a.yaml:{at}: {where}: holds an e-mail address")
+
+
+def test_an_e_mail_address_in_a_measurement_note_is_refused_there(tmp_path: Path) -> None:
+    """Checked without measurement files: the note is author text like any other."""
+    text = term(extra=f"measurements:\n  - experiment: ptx-jit\n    note: 'Thanks to {ADDRESS}.'\n")
+    only(check(tmp_path, {"a.yaml": text}), "terms/a.yaml:10:11: measurements[0].note: holds an e-mail address")
+
+
+@pytest.mark.parametrize(
+    ("field", "at"), [("title", "4:12"), ("description", "5:18")], ids=["section-title", "section-description"]
+)
+def test_an_e_mail_address_in_the_sections_file_is_refused_there(tmp_path: Path, field: str, at: str) -> None:
+    sections = SECTIONS + "    description: Basics.\n"
+    sections = sections.replace(
+        "title: Basics", "title: Basics for ada@example.org" if field == "title" else "title: B"
+    )
+    if field == "description":
+        sections = sections.replace("description: Basics.", "description: Ask ada@example.org.")
+    only(check(tmp_path, {"a.yaml": term()}, sections), f"terms/_sections.yaml:{at}: sections[0].{field}: holds")
+
+
+DISGUISED = {
+    "plain": "ada@example.org",
+    "bracketed-no-dot": "<ada@localhost>",  # Markdown makes it a mailto: link
+    "quoted-local": '"ada lovelace"@example.org',
+    "ipv4-domain": "charles@[192.0.2.7]",
+    "ipv6-domain": "charles@[IPv6:2001:db8::7]",
+    "plus-tag": "ada+glossary@mail.example.co.uk",
+    "html-entity": "ada&#64;example.org",
+    "named-entity": "ada&commat;example.org",
+    "percent": "ada%40example.org",
+    "markdown-escape": "ada\\@example.org",
+    "idn": "ada@bücher.example",
+    "uppercase": "ADA@EXAMPLE.ORG",
+}
+
+
+@pytest.mark.parametrize("form", list(DISGUISED.values()), ids=list(DISGUISED))
+def test_an_e_mail_address_is_found_however_it_is_written(tmp_path: Path, form: str) -> None:
+    found = check(tmp_path, {"a.yaml": term(body=f"Write to {form} today.")})
+    assert len(found) == 1 and found[0].startswith("terms/a.yaml:7:") and "body: holds an e-mail" in found[0], found
+
+
+MAILTO = {
+    "inline": ("[write](mailto:ada)", "7:13"),
+    "upper-case": ("[write](MAILTO:ada%40example.org)", "7:13"),  # and the address, at 7:23
+    "entity-scheme": ("[write](&#109;ailto:ada)", "7:13"),
+    "angle-target": ("[write](<mailto:ada>)", "7:14"),
+    "reference": ("[write][r]\n\n  [r]: mailto:ada", "9:8"),
+}
+
+
+@pytest.mark.parametrize(("link", "at"), list(MAILTO.values()), ids=list(MAILTO))
+def test_a_mailto_link_is_refused_however_its_address_is_spelt(tmp_path: Path, link: str, at: str) -> None:
+    found = check(tmp_path, {"a.yaml": term(body=f"A {link}")})
+    assert found[0].startswith(f"terms/a.yaml:{at}: body: link to ") and "is an e-mail address" in found[0], found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Compile for sm_90@home and run.",
+        "In Python, `y = a@b.T` multiplies.",
+        "Decorate it with `@cuda.jit` first.",
+        "See [her notes](https://medium.com/@ada.lovelace/notes) on it.",
+        "Log in as user@host over ssh.",
+        "AT&T and R&amp;D.",
+    ],
+    ids=["no-dot-domain", "matrix-product", "decorator", "medium-url", "user-at-host", "ampersands"],
+)
+def test_an_at_sign_that_is_no_address_passes(tmp_path: Path, text: str) -> None:
+    assert check(tmp_path, {"a.yaml": term(body=text)}) == []
+
+
 def _git(repo: Path, *args: str, author: str = "Ada Author") -> None:
     env = {
         **os.environ,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,12 +78,36 @@ class Corpus:
         return sorted(self.terms, key=sort_key)
 
 
-def sort_key(term: LoadedTerm) -> tuple[str, str]:
-    """A–Z order by name, ignoring case and leading quotes."""
-    return (term.term.name.strip("\"'“”").casefold(), term.slug)
+OTHERS = "0–9"
+"""The index heading of names that do not start with a letter of A–Z (digits, symbols, Ω...)."""
+
+
+_UNDECOMPOSED = str.maketrans(
+    {"æ": "ae", "œ": "oe", "ø": "o", "ð": "d", "þ": "th", "ł": "l", "đ": "d", "ħ": "h", "ı": "i", "ŧ": "t"}
+)
+"""Latin letters that NFKD leaves whole, as a reader of an A–Z index files them."""
+
+
+def _folded(name: str) -> str:
+    """name as an A–Z index reads it: leading quotes dropped, case folded, accents removed
+    ('Éclair' -> 'eclair', 'ẞx' -> 'ssx'); letters with no ASCII form ('Ω') are kept."""
+    text = name.strip("\"'“”").casefold().translate(_UNDECOMPOSED)
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+
+
+def sort_key(term: LoadedTerm) -> tuple[bool, str, str, str]:
+    """A–Z order by name, ignoring case, accents and leading quotes; names filed under
+    OTHERS first, so that each index heading's terms stand together."""
+    folded = _folded(term.term.name)
+    return (_letter(folded) != OTHERS, folded, term.term.name.casefold(), term.slug)
+
+
+def _letter(folded: str) -> str:
+    first = folded[:1]
+    return first.upper() if first.isascii() and first.isalpha() else OTHERS
 
 
 def index_letter(term: LoadedTerm) -> str:
-    """The A–Z index heading a term is listed under ('0–9' for names starting otherwise)."""
-    first = term.term.name.strip("\"'“”")[:1].upper()
-    return first if first.isalpha() else "0–9"
+    """The A–Z index heading a term is listed under: the ASCII letter its first letter folds to
+    ('É' under E, 'ẞ' under S), OTHERS for the rest. Headings become ASCII anchors."""
+    return _letter(_folded(term.term.name))

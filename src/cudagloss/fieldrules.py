@@ -13,35 +13,30 @@ import functools
 import ipaddress
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 from . import links
 from .convert import Positions
 from .diagnostics import Diagnostic
+from .emails import has_email, without_email
+
+__all__ = ["has_email", "without_email"]  # where the rest of the package has them from
 
 DATE_SLACK = dt.timedelta(days=1)
 """A date may be at most one day past today in UTC: it is already tomorrow in UTC+14 while
 it is today in UTC, and a stamp written there must pass a check run here."""
-_EMAIL = re.compile(r"[^\s<>@,;:\"()\[\]]+@[^\s<>@,;:\"()\[\]]+\.[^\s<>@,;:\"()\[\]]+")
-_BRACKETED = re.compile(r"\s*<[^<>]*@[^<>]*>")
+EMAIL_HINT = "e-mail addresses are never published; name the person or link their public page"
+Locate = Callable[[str, str], tuple[int, int]]
+_NOT_TEXT = frozenset({"url", "link"})
+"""Fields that are addresses, not text: url_problem refuses an '@' (credentials) in them."""
 _LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
 _HOST = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}\.?")
 
 
 def utc_today() -> dt.date:
     return dt.datetime.now(dt.UTC).date()
-
-
-def has_email(text: str) -> bool:
-    """True when text holds an e-mail address ('Ada <ada@example.org>', 'ada@example.org')."""
-    return "@" in text and (_EMAIL.search(text) is not None or _BRACKETED.search(text) is not None)
-
-
-def without_email(text: str) -> str:
-    """text with every e-mail address (and the '<>' around one) removed, spaces collapsed."""
-    return " ".join(_EMAIL.sub(" ", _BRACKETED.sub(" ", text)).split())
 
 
 def shown(text: str, limit: int = 80) -> str:
@@ -149,3 +144,29 @@ def future_dates(path: str, obj: Any, positions: Positions, today: dt.date | Non
         for where, _meta, value in _walk(obj, "")
         if isinstance(value, dt.date) and value > latest
     ]
+
+
+def emails(
+    path: str, obj: Any, positions: Positions, where: str = "", locate: Locate | None = None
+) -> list[Diagnostic]:
+    """Every text field of a model object (a term, a section) that holds an e-mail address:
+    a page is public, and an address there is harvested. Slugs and URLs are not text here.
+    locate(field, text) places it in the file (a body's line); the field's position otherwise."""
+    out: list[Diagnostic] = []
+    for sub, meta, value in _walk(obj, where):
+        if sub.rsplit(".", 1)[-1] in _NOT_TEXT or "pattern" in meta:
+            continue
+        texts = [(sub, value)] if isinstance(value, str) else []
+        if isinstance(value, list):
+            texts = [(f"{sub}[{i}]", v) for i, v in enumerate(value) if isinstance(v, str)]
+        out += [
+            Diagnostic(
+                path,
+                *(locate(at, text) if locate else positions.at(at)),
+                f"{at}: holds an e-mail address, which would be published",
+                EMAIL_HINT,
+            )
+            for at, text in texts
+            if has_email(text)
+        ]
+    return out

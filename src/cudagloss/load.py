@@ -5,6 +5,8 @@ Files whose names start with '_' are not terms (`_sections.yaml` lists the secti
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from .convert import INVALID, Converter, Positions
@@ -25,17 +27,56 @@ FILE_MAX = 256 * 1024
 
 
 def term_files(folder: Path) -> list[Path]:
-    """The term files of a folder, sorted by name."""
-    return sorted(
-        p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith("_") and p.is_file()
-    )
+    """The term files of a folder, sorted by name: every '.yaml' or '.yml' name, whatever it
+    is (a link, a FIFO, a folder: reading refuses those); not '_*' nor editor locks ('.#*')."""
+    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith(("_", ".#")))
 
 
-def _read(path: Path, shown: str) -> tuple[str | None, list[Diagnostic]]:
-    """The file's text, or why it cannot be a term file: unreadable, not UTF-8, or over
-    FILE_MAX bytes (counted before parsing, and never read past)."""
+def shown_path(path: Path, root: Path | None) -> str:
+    """path as diagnostics show it: its folder relative to root, then its own name, so that a
+    link is named as the author sees it (never by where it leads, nor resolved round a loop)."""
+    folder = display_path(path.parent, root)
+    return path.name if folder == "." else f"{folder}/{path.name}"
+
+
+def boundary(folder: Path, root: Path | None) -> Path:
+    """The folder no term file may lead out of: the repository root, or the terms folder's
+    parent when none is given (as the link checker's stamping has it)."""
+    return (root if root is not None else folder.absolute().parent).resolve()
+
+
+def _refused(path: Path, top: Path) -> tuple[str, str] | None:
+    """Why path may not be read (message, hint), judged without opening it: a link that leads
+    out of top (or into a hidden file there, such as .git/config), or anything but a regular
+    file (a FIFO would hang the reader; a device could be anything)."""
+    link_hint = "replace the link with the file itself, or link to a file inside the repository"
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return "is a symbolic link that leads nowhere (or round in a loop)", link_hint
+        if not target.is_relative_to(top):
+            return "is a symbolic link to a file outside the repository; it would publish that file", link_hint
+        if any(part.startswith(".") for part in target.relative_to(top).parts):
+            return "is a symbolic link to a hidden file of the repository; it would publish that file", link_hint
+        info = os.stat(target)
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file", "a term file is a plain YAML file: remove this one or rename it"
+    return None
+
+
+def _read(path: Path, shown: str, top: Path) -> tuple[str | None, list[Diagnostic]]:
+    """The file's text, or why it cannot be a term file: refused by _refused (and then never
+    opened), unreadable, not UTF-8, or over FILE_MAX bytes (counted before parsing, never read past)."""
     try:
-        with path.open("rb") as f:
+        refused = _refused(path, top)
+        if refused:
+            return None, [Diagnostic(shown, 1, 1, *refused)]
+        fd = os.open(path.resolve(), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since it was looked at
+                return None, [Diagnostic(shown, 1, 1, "is not a regular file", "")]
             data = f.read(FILE_MAX + 1)
         if len(data) > FILE_MAX:
             return None, [
@@ -77,10 +118,11 @@ _last_loaded: dict[tuple[Path, str], tuple[str, _Loaded]] = {}
 whole glossary after every edit, and this makes every unchanged file cost one read."""
 
 
-def load_term(path: Path, root: Path | None = None) -> _Loaded:
-    """Read one term file; return the term (None when unusable) and every mistake found."""
-    shown = display_path(path, root)
-    text, diags = _read(path, shown)
+def load_term(path: Path, root: Path | None = None, top: Path | None = None) -> _Loaded:
+    """Read one term file; return the term (None when unusable) and every mistake found.
+    top: the folder it may not lead out of (see boundary)."""
+    shown = shown_path(path, root)
+    text, diags = _read(path, shown, top or boundary(path.parent, root))
     if text is None:
         return None, diags
     last = _last_loaded.get((path, shown))
@@ -132,8 +174,8 @@ def _load_sections(
     folder: Path, root: Path | None = None
 ) -> tuple[SectionsFile | None, str, list[Diagnostic], Positions]:
     path = folder / SECTIONS_FILE
-    shown = display_path(path, root)
-    if not path.is_file():
+    shown = shown_path(path, root)
+    if not os.path.lexists(path):
         missing = Diagnostic(
             shown,
             1,
@@ -142,7 +184,7 @@ def _load_sections(
             "create it with 'sections:' and one '- slug: ...' / 'title: ...' entry per section",
         )
         return None, shown, [missing], Positions()
-    text, diags = _read(path, shown)
+    text, diags = _read(path, shown, boundary(folder, root))
     if text is None:
         return None, shown, diags, Positions()
     hidden = scan_text(shown, text)
@@ -174,14 +216,18 @@ def load_corpus(
         raise GlossaryError(
             [Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")]
         )
+    top = boundary(folder, root)
+    if folder.is_symlink() and not folder.resolve().is_relative_to(top):
+        message = "is a symbolic link to a folder outside the repository; it would publish its files"
+        raise GlossaryError([Diagnostic(shown_path(folder, root), 1, 1, message, "keep the terms in the repository")])
     diagnostics: list[Diagnostic] = list(found_before or [])
     sections, sections_path, found, sections_positions = _load_sections(folder, root)
     diagnostics += found
     terms: list[LoadedTerm] = []
     all_slugs: dict[str, list[str]] = {}
     for path in term_files(folder):
-        all_slugs.setdefault(path.stem, []).append(display_path(path, root))
-        loaded, found = load_term(path, root)
+        all_slugs.setdefault(path.stem, []).append(shown_path(path, root))
+        loaded, found = load_term(path, root, top)
         diagnostics += found
         if loaded is not None:
             terms.append(loaded)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .emails import has_email, redact_email
 from .strictjson import Key, Where
 
 FORMAT_VERSION = 1
@@ -31,6 +32,8 @@ DESCRIPTION_MAX = 1_000
 TEXT_MAX = 20_000
 """A gate's detail, a text result (a JIT log) and a crash's error (a short traceback)."""
 MAX_GATES, MAX_RESULTS, MAX_SAMPLES, MAX_PROVENANCE = 1_000, 10_000, 100_000, 64
+FUTURE_SLACK = dt.timedelta(days=1)
+"""How far past now (UTC) a recorded_at may be: clocks drift, but a run is never from tomorrow."""
 INT_LIMIT = 2**53
 """The largest magnitude of a number: integers up to it are exact in a double (and in a
 reader's JavaScript), and a page never shows a 300-digit number."""
@@ -68,9 +71,10 @@ def first_unseen(text: str, *, multiline: bool = False) -> int | None:
 
 
 def fit_text(text: str, limit: int = TEXT_MAX) -> str:
-    """Text made to pass the rules: unseen characters written as escapes, the middle of
-    anything too long cut out (a crash's error is worth keeping even when it is odd)."""
-    text = "".join(ch if ch.isprintable() or ch in "\n\t" else ascii(ch)[1:-1] for ch in text)
+    """Text made to pass the rules: unseen characters written as escapes, e-mail addresses
+    replaced by a marker, the middle of anything too long cut out (a crash's error is worth
+    keeping even when it is odd)."""
+    text = redact_email("".join(ch if ch.isprintable() or ch in "\n\t" else ascii(ch)[1:-1] for ch in text))
     if len(text) <= limit:
         return text
     cut = "\n[… cut …]\n"
@@ -150,6 +154,11 @@ class Checker:
             return None
         if pattern is not None and (pattern.fullmatch(value) is None or len(value) > limit):
             self.fail(path, f"{shown(value)} is not {like}")
+            return None
+        if has_email(value):
+            message = f"{dotted(path)}: holds an e-mail address, which would be published"
+            hint = "e-mail addresses are never published; remove it (make verify writes none)"
+            self.issues.append(Issue(self.where.offset(path), message, hint))
             return None
         return value
 
@@ -277,9 +286,14 @@ def _provenance(c: Checker, value: Any) -> dict[str, Any]:
     stamp = out.get("recorded_at")
     if isinstance(stamp, str):
         try:
-            dt.datetime.fromisoformat(stamp)
+            when = dt.datetime.fromisoformat(stamp)
         except ValueError:
             c.fail((*path, "recorded_at"), f"{shown(stamp)} is not an ISO 8601 date and time")
+        else:
+            if when.tzinfo is None:  # make verify writes UTC; a time without a zone is read so
+                when = when.replace(tzinfo=dt.UTC)
+            if when > dt.datetime.now(dt.UTC) + FUTURE_SLACK:
+                c.fail((*path, "recorded_at"), f"{shown(stamp)} is in the future")
     return out
 
 

@@ -13,10 +13,11 @@ from dataclasses import replace
 from .authortext import AuthorTextError, check_markdown, render_body
 from .corpus import Corpus, LoadedTerm
 from .diagnostics import Diagnostic, did_you_mean
-from .fieldrules import future_dates, has_email, shown, url_problem
+from .emails import email_at
+from .fieldrules import EMAIL_HINT, emails, future_dates, shown, url_problem
 from .markdown_text import link_scheme, link_targets
 from .measured import MeasurementSet, verify_command
-from .model import PENDING, SLUG_PATTERN, is_slug
+from .model import SLUG_PATTERN, is_slug
 from .names import name_diagnostics, slug_diagnostics
 from .skeleton import skeleton
 
@@ -133,18 +134,20 @@ def _meet(t: LoadedTerm, known: set[str]) -> Iterator[Diagnostic]:
 
 
 def _byline(t: LoadedTerm, today: dt.date | None) -> Iterator[Diagnostic]:
-    """Names without e-mail addresses (a page is public; an address there is harvested),
-    and no date in the future."""
-    for field in ("written_by", "reviewed_by"):
-        value = getattr(t.term.byline, field)
-        if value != PENDING and has_email(value):
-            yield _d(
-                t,
-                f"byline.{field}",
-                "holds an e-mail address, which would be published",
-                "write the name only, e.g. 'Ada Lovelace'",
-            )
+    """No e-mail address in any text field, the byline's names included (a page is public;
+    an address there is harvested), and no date in the future."""
+    yield from emails(t.path, t.term, t.positions, locate=lambda where, text: _at(t, where, *email_at(text)))
     yield from future_dates(t.path, t.term, t.positions, today)
+
+
+def _mailto(text: str) -> list[AuthorTextError]:
+    """A mailto: link publishes its address however it is spelt ('%40', no dot at all)."""
+    out = []
+    for target in link_targets(text):
+        if link_scheme(target) == "mailto":
+            line, col = _text_position(text, target)
+            out.append(AuthorTextError(f"link to {shown(target)} is an e-mail address", line, EMAIL_HINT, col))
+    return out
 
 
 def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
@@ -221,7 +224,7 @@ def _markdown_fields(t: LoadedTerm, measurements: MeasurementSet | None) -> Iter
     fields += [(f"measurements[{i}].note", c.note, False) for i, c in enumerate(term.measurements)]
     body_ok = True
     for where, text, directives in fields:
-        errors = check_markdown(text, directives=directives)
+        errors = check_markdown(text, directives=directives) + _mailto(text)
         for target in link_targets(text):
             problem = url_problem(target) if link_scheme(target) in ("http", "https") else None
             if problem:
@@ -305,4 +308,6 @@ def validate(
     out += slug_diagnostics(all_slugs)
     if sections_loaded:
         out += _sections(corpus)
+        for i, section in enumerate(corpus.sections):
+            out += emails(corpus.sections_path, section, corpus.sections_positions, f"sections[{i}]")
     return out

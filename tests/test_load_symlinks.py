@@ -1,0 +1,182 @@
+"""Term files are read only when they are regular files of the repository: a pull request
+that adds `terms/leak.yaml` as a link to a file elsewhere (a home directory, /proc, /etc,
+.git/config) must not publish it or echo it, and a FIFO must not hang the check.
+
+Real links, a real FIFO and the real `cudagloss check` command line."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, cudagloss
+from cudagloss.diagnostics import GlossaryError
+from cudagloss.load import load_corpus
+
+SECRET = "s3cr3t-T0KEN-4f9a"
+OUTSIDE = "is a symbolic link to a file outside the repository; it would publish that file"
+HIDDEN = "is a symbolic link to a hidden file of the repository; it would publish that file"
+NOWHERE = "is a symbolic link that leads nowhere (or round in a loop)"
+NOT_REGULAR = "is not a regular file"
+
+
+def term_text(name: str, secret: str = "") -> str:
+    """A valid term (so only the link can make it an error), holding secret if given."""
+    return (
+        "# yaml-language-server: $schema=../schema/term.schema.json\n"
+        f"name: {name}\ntitle: What is {name}?\ndefinition: A term that says {secret or 'nothing'}.\n"
+        f"section: widgets\nbody: |\n  The value is {secret or 'plain'}.\n"
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """tmp_path/repo (the working directory) with terms/ holding one good term, and
+    tmp_path/outside holding a valid term file full of a secret: what a link must never publish."""
+    root = tmp_path / "repo"
+    (root / "terms").mkdir(parents=True)
+    shutil.copy(FIXTURES / "good" / "_sections.yaml", root / "terms")
+    (root / "terms" / "good.yaml").write_text(term_text("Good"), encoding="utf-8")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.yaml").write_text(term_text("Leaked", SECRET), encoding="utf-8")
+    monkeypatch.chdir(root)
+    return root
+
+
+def problems(root: Path | None = None, folder: Path = Path("terms")) -> list[tuple[str, str]]:
+    """(path:line:col, message) of every diagnostic of loading folder ([] when it loads)."""
+    try:
+        load_corpus(folder, root)
+    except GlossaryError as exc:
+        return [(f"{d.path}:{d.line}:{d.col}", d.message) for d in exc.diagnostics]
+    return []
+
+
+LINKS_OUT: dict[str, Callable[[Path], Path]] = {
+    "absolute": lambda tmp: tmp / "outside" / "secret.yaml",
+    "relative": lambda tmp: Path("..") / ".." / "outside" / "secret.yaml",
+    "proc-status": lambda tmp: Path("/proc/self/status"),
+    "etc-passwd": lambda tmp: Path("/etc/passwd"),
+    "dev-zero": lambda tmp: Path("/dev/zero"),
+    "root-folder": lambda tmp: Path("/"),
+}
+
+
+@pytest.mark.parametrize("case", list(LINKS_OUT), ids=list(LINKS_OUT))
+def test_a_link_out_of_the_repository_is_refused_unread(repo: Path, case: str) -> None:
+    (repo / "terms" / "leak.yaml").symlink_to(LINKS_OUT[case](repo.parent))
+    assert problems(repo) == [("terms/leak.yaml:1:1", OUTSIDE)]
+
+
+def test_the_check_command_never_shows_what_a_link_leads_to(repo: Path) -> None:
+    terms = repo / "terms"
+    (terms / "leak.yaml").symlink_to(repo.parent / "outside" / "secret.yaml")
+    (terms / "proc.yaml").symlink_to("/proc/self/status")
+    (terms / "passwd.yaml").symlink_to("/etc/passwd")
+    (repo / ".git").mkdir()
+    (repo / ".git" / "config").write_text(f"[http]\n\textraheader = AUTHORIZATION: basic {SECRET}\n")
+    (terms / "git.yaml").symlink_to(Path("..") / ".git" / "config")
+    os.mkfifo(terms / "pipe.yaml")  # opening it to read would wait for a writer for ever
+    run = cudagloss(repo, "check", "terms", timeout=60)
+    output = run.stdout + run.stderr
+    assert run.returncode == 1 and "Traceback" not in output
+    for name, message in [("leak", OUTSIDE), ("proc", OUTSIDE), ("passwd", OUTSIDE), ("git", HIDDEN)]:
+        assert f"terms/{name}.yaml:1:1: {message}" in output
+    assert f"terms/pipe.yaml:1:1: {NOT_REGULAR}" in output
+    assert output.rstrip().endswith("5 errors found"), output
+    for leaked in (SECRET, "Leaked", "Pid:", "State:", "root:", "extraheader"):
+        assert leaked not in output
+
+
+def test_a_link_inside_the_repository_is_read_as_the_term(repo: Path) -> None:
+    (repo / "shared").mkdir()
+    (repo / "shared" / "linked.yaml").write_text(term_text("Linked"), encoding="utf-8")
+    (repo / "shared" / "other.yaml").write_text(term_text("Other"), encoding="utf-8")
+    (repo / "shared" / "hop.yaml").symlink_to("other.yaml")
+    (repo / "terms" / "linked.yaml").symlink_to(Path("..") / "shared" / "linked.yaml")
+    (repo / "terms" / "chained.yaml").symlink_to(repo / "shared" / "hop.yaml")  # absolute, two hops, inside
+    assert [t.term.name for t in load_corpus(Path("terms"), repo)] == ["Other", "Good", "Linked"]
+
+
+def test_a_chain_of_links_is_judged_by_where_it_ends(repo: Path) -> None:
+    (repo / "shared").mkdir()
+    (repo / "shared" / "hop.yaml").symlink_to(repo.parent / "outside" / "secret.yaml")
+    (repo / "terms" / "chain.yaml").symlink_to(Path("..") / "shared" / "hop.yaml")
+    assert problems(repo) == [("terms/chain.yaml:1:1", OUTSIDE)]
+
+
+def test_dangling_and_looping_links_are_refused(repo: Path) -> None:
+    (repo / "terms" / "dangling.yaml").symlink_to("missing.yaml")
+    (repo / "terms" / "loop-a.yaml").symlink_to("loop-b.yaml")
+    (repo / "terms" / "loop-b.yaml").symlink_to("loop-a.yaml")
+    assert problems(repo) == [
+        ("terms/dangling.yaml:1:1", NOWHERE),
+        ("terms/loop-a.yaml:1:1", NOWHERE),
+        ("terms/loop-b.yaml:1:1", NOWHERE),
+    ]
+
+
+def test_fifos_folders_and_links_to_them_are_refused_without_opening(repo: Path) -> None:
+    terms = repo / "terms"
+    os.mkfifo(terms / "pipe.yaml")
+    (terms / "folder.yaml").mkdir()
+    os.mkfifo(repo / "inner-pipe")
+    (terms / "to-pipe.yaml").symlink_to(Path("..") / "inner-pipe")
+    (terms / "to-folder.yml").symlink_to(Path(".."))
+    assert sorted(problems(repo)) == [
+        ("terms/folder.yaml:1:1", NOT_REGULAR),
+        ("terms/pipe.yaml:1:1", NOT_REGULAR),
+        ("terms/to-folder.yml:1:1", NOT_REGULAR),
+        ("terms/to-pipe.yaml:1:1", NOT_REGULAR),
+    ]
+
+
+def test_an_editor_lock_link_is_not_a_term(repo: Path) -> None:
+    (repo / "terms" / ".#good.yaml").symlink_to("ada@host.1234:1700000000")  # what Emacs leaves
+    assert problems(repo) == []
+
+
+@pytest.mark.parametrize("kind", ["outside", "fifo", "dangling"])
+def test_the_sections_file_is_held_to_the_same_rule(repo: Path, kind: str) -> None:
+    sections = repo / "terms" / "_sections.yaml"
+    sections.unlink()
+    if kind == "outside":
+        secret = repo.parent / "outside" / "_sections.yaml"
+        secret.write_text(f"sections:\n  - slug: widgets\n    title: {SECRET}\n")
+        sections.symlink_to(secret)
+    elif kind == "fifo":
+        os.mkfifo(sections)
+    else:
+        sections.symlink_to("nothing.yaml")
+    message = {"outside": OUTSIDE, "fifo": NOT_REGULAR, "dangling": NOWHERE}[kind]
+    found = problems(repo)
+    assert found[0] == ("terms/_sections.yaml:1:1", message)
+    assert not any(SECRET in m for _, m in found)
+
+
+def test_a_terms_folder_linked_out_of_the_repository_is_refused_once(repo: Path) -> None:
+    elsewhere = repo.parent / "outside" / "terms"
+    shutil.move(repo / "terms", elsewhere)
+    (elsewhere / "leak.yaml").write_text(term_text("Leaked", SECRET), encoding="utf-8")
+    (repo / "terms").symlink_to(elsewhere)
+    assert problems(repo) == [
+        ("terms:1:1", "is a symbolic link to a folder outside the repository; it would publish its files")
+    ]
+    run = cudagloss(repo, "check", "terms", timeout=60)
+    assert run.returncode == 1 and SECRET not in run.stdout + run.stderr
+
+
+def test_a_terms_folder_linked_inside_the_repository_loads(repo: Path) -> None:
+    shutil.move(repo / "terms", repo / "glossary")
+    (repo / "terms").symlink_to("glossary")
+    assert problems(repo) == []
+
+
+def test_without_a_root_the_terms_folders_parent_is_the_boundary(repo: Path) -> None:
+    (repo / "terms" / "leak.yaml").symlink_to(repo.parent / "outside" / "secret.yaml")
+    os.chdir(repo.parent)  # as `cudagloss check repo/terms` from elsewhere would
+    assert problems(None, Path("repo/terms")) == [("repo/terms/leak.yaml:1:1", OUTSIDE)]
