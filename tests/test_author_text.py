@@ -280,3 +280,51 @@ def test_every_body_in_the_repository_still_expands() -> None:
     for t in load_corpus(ROOT / "terms", ROOT, measurements=measurements):
         assert check_markdown(t.term.body, directives=True) == [], t.slug
         expand(t.term.body, _value)
+
+
+# Bodies where a simple tokenizer and the renderer disagree about what is code: the
+# neutraliser must side with prose (second security review).
+_DISAGREEING = [
+    "Intro para.\n\n``` a`b\n<img src=x onerror=alert(1)>\n```\n",  # backtick in the info string: no fence
+    "Intro `a\n\n<img src=x onerror=alert(5)>\n\n<a href=x>click</a>\n\nb` end.",  # a span cannot cross paragraphs
+    'Intro [x](https://example.com "\n\n<img src=x onerror=alert(7)>\n\n") end.',  # nor can a link title
+    "Intro para.\n\u00a0\n    <img src=x onerror=alert(3)>",  # NBSP is not blank: no indented code
+    "Intro.\n\n```\n<img src=x onerror=alert(9)>\n",  # an unclosed fence is not code
+    "Intro.\n\n    <img src=x onerror=alert(4)>\n",  # indented code may be a paragraph to some renderer
+    "A \\`<img src=x onerror=alert(8)>` here.",  # an escaped backtick opens no code span
+]
+
+
+@pytest.mark.parametrize("body", _DISAGREEING)
+def test_raw_html_is_escaped_wherever_a_renderer_may_read_prose(body: str) -> None:
+    out = neutralize_html(body)
+    assert "<img" not in out and "<a " not in out, out
+    md = markdown.Markdown(extensions=["admonition", "tables", "toc", "pymdownx.superfences"])
+    assert "<img" not in md.convert(out)
+
+
+def test_closed_fences_and_code_spans_keep_their_text() -> None:
+    body = "Use `std::vector<float>` here.\n\n```cpp\ntemplate <typename T> T f();\n```\n"
+    assert neutralize_html(body) == body
+
+
+def test_the_sanitiser_keeps_theme_ids_and_classes_out_of_page_content() -> None:
+    html_in = (
+        '<div id="__config">{}</div><h2 id="__config">x</h2><a class="md-button x" href="#a">b</a><p id="ok">c</p>'
+    )
+    out = escape.clean_html(html_in)
+    assert "__config" not in out and "md-button" not in out
+    assert 'id="ok"' in out and 'class="x"' in out
+
+
+def test_ordinary_cuda_prose_and_code_pass_the_checks() -> None:
+    body = (
+        "Write the PTX to a file: its name ends in `.ptx`. Data: 5 GB. File: the output.\n\n"
+        "```cpp\ncudaError_t status = cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&numBlocks,\n"
+        + " " * 76
+        + "myKernel,\n"
+        + " " * 76
+        + "blockSize, 0, flags);\nk<<<grid, block>>>(a[b[c[d]]]);\n```\n\n"
+        "Images in code are text: `![x](y)`.\n\n```\n" + "![]\n" * 200 + "```\n"
+    )
+    assert check_markdown(body, directives=True) == []

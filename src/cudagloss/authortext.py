@@ -11,6 +11,7 @@ examples can be shown; elsewhere `\\{` writes a literal brace (Markdown's own es
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from .cite import CitationError, ValueCiter
 from .escape import SAFE_SCHEMES
 from .markdown_text import (
+    CODE_SPAN,
     MAX_NESTING,
     MAX_UNMATCHED,
     blocks,
@@ -36,7 +38,6 @@ DIRECTIVE_HINT = 'the only directive is {{ measured("experiment", "result") }}; 
 _OPENER = re.compile(r"\{[{%#]")
 _STRING = r"""(?:"([^"\\\n{}]*)"|'([^'\\\n{}]*)')"""
 _MEASURED = re.compile(rf"\{{\{{[ \t]*measured[ \t]*\([ \t]*{_STRING}[ \t]*,[ \t]*{_STRING}[ \t]*\)[ \t]*\}}\}}")
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -62,24 +63,21 @@ class Directive:
     result: str
 
 
-def _code_ranges(text: str) -> list[tuple[int, int]]:
-    """Offsets of code in Markdown (blocks and inline spans), where braces are literal."""
+def _code_ranges(text: str, *, indented: bool = True) -> list[tuple[int, int]]:
+    """Offsets of code in Markdown (blocks and inline spans), where braces are literal;
+    indented=False leaves out what only may be an indented code block."""
     ranges: list[tuple[int, int]] = []
     offset = 0
     for block in blocks(text):
-        if block.kind == "code":
+        if block.kind == "code" or (indented and block.kind == "indented"):
             ranges.append((offset, offset + len(block.text)))
         elif "`" in block.text:
-            ranges += [(offset + m.start(), offset + m.end()) for m in _CODE_SPAN.finditer(block.text)]
+            ranges += [(offset + m.start(), offset + m.end()) for m in CODE_SPAN.finditer(block.text)]
         offset += len(block.text)
     return ranges
 
 
 _IMAGE = re.compile(r"!\[")
-
-
-def _in_code(text: str, offset: int) -> bool:
-    return any(a <= offset < b for a, b in _code_ranges(text))
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -102,12 +100,14 @@ def scan(text: str) -> tuple[list[Directive], list[AuthorTextError]]:
     if "{" not in text:
         return found, errors
     code = _code_ranges(text) if "`" in text or "    " in text or "\t" in text or "~~~" in text else []
+    code_starts = [a for a, _ in code]
     pos = 0
     for opener in _OPENER.finditer(text):
         start = opener.start()
         if start < pos or (start > 0 and text[start - 1] == "\\"):
             continue
-        if any(a <= start < b for a, b in code):
+        k = bisect.bisect_right(code_starts, start) - 1
+        if k >= 0 and start < code[k][1]:
             continue
         call = _MEASURED.match(text, start)
         if call is None:
@@ -195,8 +195,11 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
                     col,
                 )
             )
+    code = _code_ranges(text, indented=False) if "![" in text else []
+    starts = [a for a, _ in code]
     for m in _IMAGE.finditer(text):
-        if not _in_code(text, m.start()):
+        k = bisect.bisect_right(starts, m.start()) - 1
+        if not (k >= 0 and m.start() < code[k][1]):
             line, col = _position(text, m.start())
             errors.append(
                 AuthorTextError(

@@ -202,6 +202,21 @@ _ATTRIBUTES = {
 }
 
 
+_THEME_NAME = re.compile(r"^(?:_|md-|data-md)")
+"""Ids and classes the theme's scripts and styles own: Material reads its configuration
+from the first element with id '__config' and styles 'md-button' as its own controls, so
+page content must never carry them (a heading '## __config' gets that id from toc)."""
+
+
+def _attribute(element: str, attribute: str, value: str) -> str | None:
+    if attribute == "id":
+        return None if _THEME_NAME.match(value) else value
+    if attribute == "class":
+        kept = [c for c in value.split() if not _THEME_NAME.match(c)]
+        return " ".join(kept) or None
+    return value
+
+
 def clean_html(fragment: str) -> str:
     """A page's HTML body through the allowlist: the last word on what a reader's browser runs."""
     import nh3  # the site's dependency only: the verifier imports this package without it
@@ -213,4 +228,5 @@ def clean_html(fragment: str) -> str:
         url_schemes=set(SAFE_SCHEMES),
         filter_style_properties={"text-align"},
         link_rel="noopener noreferrer",
+        attribute_filter=_attribute,
     )

@@ -23,9 +23,9 @@ _LIST = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 # references, autolinks, bare URLs and HTML entities.
 _INLINE = re.compile(
     r"""
-    (?P<code>(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))
+    (?P<code>(?<![`\\])(?P<ticks>`+)(?!`)[^\n]+?(?<!`)(?P=ticks)(?!`))
   | (?P<link>!?\[(?:[^\[\]\n]|\[[^\]\n]*\])*\]
-      (?:\([ \t]*<?(?:[^()\s<>]|\([^)\s]*\))*>?(?:\s+"[^"]*")?[ \t]*\)|\[[^\]]*\])?)
+      (?:\([ \t]*<?(?:[^()\s<>]|\([^)\s]*\))*>?(?:[ \t]+"[^"\n]*")?[ \t]*\)|\[[^\]\n]*\])?)
   | (?P<auto><https?://[^>\s]+>)
   | (?P<url>https?://[^\s<>()\[\]]+)
   | (?P<entity>&\#?\w+;)
@@ -40,7 +40,9 @@ _LINK_TEXT = re.compile(r"!?\[(?:[^\[\]\n]|\[[^\]\n]*\])*\]")
 
 @dataclass(frozen=True)
 class Block:
-    """A run of lines: 'code' (fenced, indented, or a reference definition), 'heading' or 'prose'."""
+    """A run of lines: 'code' (a closed fence, or a reference definition), 'indented' (what
+    may be an indented code block: raw HTML in it is still escaped, as a renderer that reads
+    it as a paragraph would make it live), 'heading' or 'prose'."""
 
     kind: str
     text: str
@@ -62,18 +64,21 @@ def blocks(markdown: str) -> Iterator[Block]:
     while i < len(lines):
         line = lines[i]
         fence = _FENCE.match(line)
-        if fence:
-            yield from flush()
+        # A fence is code only once it is closed, and a backtick fence's info string holds no
+        # backtick: when in doubt a block is prose, the safe side for the HTML neutraliser.
+        if fence and not (fence.group(1)[0] == "`" and "`" in line[fence.end() :]):
             char, size = fence.group(1)[0], len(fence.group(1))
-            close = re.compile(rf"^ {{0,3}}{re.escape(char)}{{{size},}}\s*$")
+            close = re.compile(rf"^ {{0,3}}{re.escape(char)}{{{size},}}[ \t]*\r?\n?$")
             j = i + 1
             while j < len(lines) and not close.match(lines[j]):
                 j += 1
-            yield Block("code", "".join(lines[i : j + 1]))
-            i, prev_blank = j + 1, False
-            continue
+            if j < len(lines):
+                yield from flush()
+                yield Block("code", "".join(lines[i : j + 1]))
+                i, prev_blank = j + 1, False
+                continue
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        blank = not line.strip()
+        blank = not line.strip(" \t\r\n")  # what Markdown calls blank (not NBSP)
         if _ATX.match(line):
             yield from flush()
             yield Block("heading", line)
@@ -88,7 +93,7 @@ def blocks(markdown: str) -> Iterator[Block]:
             not blank and prev_blank and not in_list and (line.startswith("    ") or line.startswith("\t"))
         ):
             yield from flush()
-            yield Block("code", line)
+            yield Block("code" if _REFDEF.match(line) else "indented", line)
             i, prev_blank = i + 1, False
             continue
         prose.append(line)
@@ -182,7 +187,23 @@ def deepest_bracket(markdown: str) -> tuple[int, int]:
 
 
 @functools.lru_cache(maxsize=1 << 12)
+def _prose_only(markdown: str) -> str:
+    """markdown with closed fenced blocks and code spans blanked (offsets kept): what the
+    inline parser works through."""
+    if "`" not in markdown and "~~~" not in markdown:
+        return markdown
+    out: list[str] = []
+    for block in blocks(markdown):
+        if block.kind == "code" and not _REFDEF.match(block.text):
+            out.append(re.sub(r"[^\n]", " ", block.text))
+        else:
+            out.append(CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), block.text))
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1 << 12)
 def _brackets(markdown: str) -> tuple[list[int], tuple[int, int]]:
+    markdown = _prose_only(markdown)
     stacks: dict[str, list[int]] = {"[": [], "(": []}
     closers = {"]": "[", ")": "("}
     deepest = (0, 0)
@@ -206,8 +227,11 @@ def deepest_block(markdown: str) -> tuple[int, int]:
     deepest (each marker or four columns of indentation is a level)."""
     deepest = (0, 0)
     offset = 0
-    for line in markdown.splitlines(keepends=True):
+    for line in _prose_only(markdown).splitlines(keepends=True):
         stripped = line.lstrip(" \t")
+        if not stripped.strip():
+            offset += len(line)
+            continue
         indent = len(line[: len(line) - len(stripped)].expandtabs(4))
         depth = indent // 4
         pos = 0
@@ -223,8 +247,15 @@ def deepest_block(markdown: str) -> tuple[int, int]:
 _BRACKET = re.compile(r"[\[\]()]")
 
 
-_SCHEME_WORD = re.compile(r"(?<![a-z0-9+.-])(javascript|vbscript|livescript|data|file|blob)[ \t]*:", re.IGNORECASE)
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+# Script schemes run even with a space after the colon; 'data:', 'file:' and 'blob:' URLs
+# have none, and prose ('Data: 5 GB', 'to a file: its name') always does.
+_SCHEME_WORD = re.compile(
+    r"(?<![a-z0-9+.-])(?:(javascript|vbscript|livescript)[ \t]*:|(data|file|blob):(?=[^\s]))", re.IGNORECASE
+)
+CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`)[^\n]+?(?<!`)\1(?!`)")
+"""An inline code span as we count it: not opened by an escaped backtick, and on one line.
+Renderers let a span run over lines, but a line can also start a block that ends the
+paragraph first (a fence, a heading); a span over lines is taken for prose, the safe side."""
 
 
 def dangerous_schemes(markdown: str) -> list[tuple[int, str]]:
@@ -235,11 +266,12 @@ def dangerous_schemes(markdown: str) -> list[tuple[int, str]]:
     offset = 0
     for block in blocks(markdown):
         if block.kind != "code" or _REFDEF.match(block.text):
-            prose = _CODE_SPAN.sub(lambda m: " " * len(m.group()), block.text)
+            prose = CODE_SPAN.sub(lambda m: " " * len(m.group()), block.text)
             if ":" in prose:
                 decoded = html.unescape(prose).replace("\t", "").replace("\n", "").replace("\r", "")
                 for m in _SCHEME_WORD.finditer(decoded):
-                    found.append((offset + min(m.start(), len(block.text) - 1), m.group(1).lower()))
+                    word = (m.group(1) or m.group(2)).lower()
+                    found.append((offset + min(m.start(), len(block.text) - 1), word))
         offset += len(block.text)
     return found
 
