@@ -69,7 +69,9 @@ def _term(i: int, text: str) -> dict[str, Any]:
         "aliases": [f"alias {i} {text}"],
         "error_strings": [f"error {text}"],
         "body": f"Body of {i}. {markdown_text}\n\n{MARKDOWN[(i + 1) % len(MARKDOWN)]}\n\n"
-        + ('Measured: {{ measured("warp-size", "warp_size") }}.\n' if i == 0 else ""),
+        + ('Measured: {{ measured("warp-size", "warp_size") }}.\n' if i == 0 else "")
+        # Material reads its configuration from the first '#__config' on the page.
+        + ('\n## __config\n\nText.\n\n```\n<div id="__config">{}</div>\n' if i == 1 else ""),
         "related": [f"hostile-{(i + 1) % len(TEXT)}"],
         "where_you_meet_this": [
             {"label": f"label {text}", "link": "https://example.com/a?b=1&c=2", "note": markdown_text},
@@ -124,6 +126,12 @@ class _Scan(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
+        if (
+            a.get("id", "").startswith("__")
+            and tag != "script"
+            and not a.get("id", "").startswith(("__drawer", "__search", "__palette", "__toc", "__code"))
+        ):
+            self.problems.append(f"<{tag} id={a['id']!r}>: an id the theme's scripts look up")
         for name, value in a.items():
             if name.startswith("on"):
                 self.problems.append(f"<{tag} {name}=...>")
@@ -255,6 +263,8 @@ def test_no_script_runs_in_chromium_on_any_page_or_in_search(hostile_site: Path,
         for path in paths:
             page.goto(hostile_base + path, wait_until="load")
             assert page.evaluate("window.__pwned") is None, path
+            # Material's configuration is still its own script (content cannot shadow it).
+            assert page.evaluate("document.querySelector('#__config').tagName") == "SCRIPT", path
             assert page.title().startswith(("What is", "Attack", "Hostile", "CUDA", "Experiment", "Measurements")), (
                 path,
                 page.title(),
