@@ -22,9 +22,11 @@ import yaml
 from cudagloss.convert import Positions
 from cudagloss.corpus import Corpus, LoadedTerm
 from cudagloss.diagnostics import GlossaryError
+from cudagloss.emails import has_email, redact_email, without_email
 from cudagloss.fieldrules import utc_today
 from cudagloss.history import clean_name, read_history
 from cudagloss.load import load_corpus
+from cudagloss.measurement_check import fit_text
 from cudagloss.model import Term
 from cudagloss.names import name_diagnostics
 from cudagloss.textrules import scan_text
@@ -546,6 +548,80 @@ DISGUISED = {
 def test_an_e_mail_address_is_found_however_it_is_written(tmp_path: Path, form: str) -> None:
     found = check(tmp_path, {"a.yaml": term(body=f"Write to {form} today.")})
     assert len(found) == 1 and found[0].startswith("terms/a.yaml:7:") and "body: holds an e-mail" in found[0], found
+
+
+THROUGH_MARKDOWN = {
+    # Markdown takes these marks away, so the page shows ada@example.org
+    "escaped-dot": "ada@example\\.org",
+    "escaped-at-and-dot": "ada\\@example\\.org",
+    "escaped-hyphen": "ada@my\\-example.org",
+    "emphasis": "ada@example.*org*",
+    "strong": "ada@**example**.org",
+    "underscores": "ada@example.__org__",
+    "code-span": "ada@example`.`org",
+    "strike-through": "ada@example.~~org~~",
+    "html-tag": "ada@example<b>.</b>org",
+    "html-comment": "ada@example<!-- -->.org",
+    "entity-and-escape": "ada&#64;example\\.org",
+    "emphasised-local": "*ada*@example.org",
+}
+
+
+@pytest.mark.parametrize("form", list(THROUGH_MARKDOWN.values()), ids=list(THROUGH_MARKDOWN))
+def test_an_e_mail_address_split_by_markdown_markup_is_found(tmp_path: Path, form: str) -> None:
+    assert has_email(form) and "@" not in without_email(form) and "ada" not in redact_email(form)
+    found = check(tmp_path, {"a.yaml": term(body=f"Contact {form} today.")})
+    assert len(found) == 1 and found[0].startswith("terms/a.yaml:7:") and "body: holds an e-mail" in found[0], found
+
+
+def test_the_reviewed_body_with_three_marked_up_addresses_is_refused_at_the_first(tmp_path: Path) -> None:
+    body = "Contact ada@example\\.org or bob@example.*org* or cy@example`.`org today."
+    only(check(tmp_path, {"a.yaml": term(body=body)}), "terms/a.yaml:7:14: body: holds an e-mail address")
+    title = "Ask ada@example.*org*?"
+    only(check(tmp_path, {"a.yaml": term(title=title)}), "terms/a.yaml:3:8: title: holds an e-mail address")
+
+
+@pytest.mark.parametrize("form", [*DISGUISED.values(), *THROUGH_MARKDOWN.values()])
+def test_removing_or_redacting_leaves_no_address_even_beside_a_plain_one(form: str) -> None:
+    """A crash's log made to pass the rules (fit_text) must pass them: every form goes."""
+    text = f"failed for eve@example.net, then {form} (from git@github.com:NVIDIA/x.git)"
+    assert not has_email(without_email(text)) and not has_email(redact_email(text)), redact_email(text)
+    assert not has_email(fit_text(text)) and "git@github.com:NVIDIA/x.git" in fit_text(text)
+
+
+SSH_REMOTES = [
+    "git clone git@github.com:NVIDIA/cuda-samples.git",
+    "`git clone git@github.com:NVIDIA/cuda-samples.git`",
+    "git@gitlab.example.org:group/sub_group/repo.git",
+    "scp build.log ada@login.example.org:/scratch/logs/",
+    "rsync -a out/ ada@node01.cluster.example:~/runs/",
+    "git remote add origin git@github.com:NVIDIA/cuda-samples",
+]
+NOT_REMOTES = [
+    "Write to ada@example.org: she answers.",  # ':' and a space: prose
+    "ada@example.org:",
+    "Mail ada@example.org:today",  # no path
+    "git@github.com:repo.git",  # no '/': taken as an address
+    "ada@example.org :/x",
+    "git@github.com:NVIDIA/x and ada@example\\.org",  # a remote, then an address
+    "<git@github.com:NVIDIA/x>",  # Markdown makes it a mailto: link
+]
+
+
+@pytest.mark.parametrize("text", SSH_REMOTES)
+def test_an_ssh_remote_is_no_e_mail_address(tmp_path: Path, text: str) -> None:
+    assert not has_email(text) and without_email(text) == text
+
+
+@pytest.mark.parametrize("text", NOT_REMOTES)
+def test_an_address_followed_by_a_colon_but_no_path_is_still_one(text: str) -> None:
+    assert has_email(text)
+
+
+def test_an_ssh_remote_in_a_body_passes_and_an_address_beside_it_is_found(tmp_path: Path) -> None:
+    assert check(tmp_path, {"a.yaml": term(body=" ".join(SSH_REMOTES))}) == []
+    body = "Run `git clone git@github.com:NVIDIA/cuda-samples.git`, then ask ada@example\\.org."
+    only(check(tmp_path, {"a.yaml": term(body=body)}), "terms/a.yaml:7:71: body: holds an e-mail address")
 
 
 MAILTO = {

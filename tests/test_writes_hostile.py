@@ -8,6 +8,7 @@ server keeps them busy, and a real `make new` in a copy of the repository.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import random
 import re
@@ -24,11 +25,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, cudagloss
 from cudagloss import atomic, stamp
 from cudagloss.atomic import Changed, ReadOnly, read_snapshot, write_text_atomic
 from cudagloss.diagnostics import GlossaryError
-from cudagloss.scaffold import new_term, term_text
+from cudagloss.scaffold import new_term, slugify, term_text
 from cudagloss.stamp import stamp_file
 
 TODAY = dt.date.today().isoformat()
@@ -235,6 +236,88 @@ def test_read_only_files_are_never_replaced(tmp_path: Path) -> None:
     with pytest.raises(ReadOnly, match=r"cannot write .*t\.yaml: the file is read-only"):
         write_text_atomic(path, "x")
     assert not temporaries(tmp_path)
+
+
+# --- text that no longer parses (saved half-way through an edit, mid-run) -----------------
+
+SOURCE = "sources:\n  - url: https://a.example/1\n    checked_on: 2026-01-01\n"
+FOLDED = "sources:\n- url: https://a.example/1\n  title: >-\n    A long\n    title\n"  # the round trip's
+UNREADABLE = {
+    "unclosed-quote": SOURCE + "  - title: 'unclosed\n",
+    "second-document": SOURCE + "---\nname: two\n",
+    "nul": SOURCE + "note: a\x00b\n",
+    "tab-indent": "sources:\n\t- url: https://a.example/1\n",
+    "no-such-day": SOURCE.replace("2026-01-01", "2026-02-30"),
+    "no-such-month": SOURCE.replace("2026-01-01", "2026-13-01"),
+    "no-such-hour": SOURCE.replace("2026-01-01", "2026-01-01 25:00:00"),
+    "merge-of-a-scalar": SOURCE + "    <<: 3\n",
+    "alias-of-itself": "a: &x [*x]\n" + SOURCE,  # RecursionError (deep nesting too, but slowly)
+    "huge-integer": SOURCE + "x: " + "9" * 5000 + "\n",
+    "duplicate-key-round-trip": FOLDED + "x: 1\nx: 2\n",  # PyYAML takes it, ruamel.yaml does not
+    "unclosed-round-trip": FOLDED + "  note: 'unclosed\n",
+    "crlf-unclosed": (SOURCE + "  - title: 'unclosed\n").replace("\n", "\r\n"),
+}
+
+
+@pytest.mark.parametrize("text", list(UNREADABLE.values()), ids=list(UNREADABLE))
+def test_text_that_does_not_parse_is_left_as_it_is_with_a_reason(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text(text, newline="")
+    outcome = stamp_file(path, {"https://a.example/1": DAY}, {"written_by": "Ada"})
+    assert not outcome.changed and outcome.problem.endswith("; left as it is"), outcome
+    assert "\n" not in outcome.problem and len(outcome.problem) < 250
+    assert path.read_bytes() == text.encode() and not temporaries(tmp_path)
+
+
+class _HeldOnce(BaseHTTPRequestHandler):
+    """Holds the first request until released (events of its own: _Held's are spent)."""
+
+    arrived = threading.Event()
+    release = threading.Event()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_HEAD(self) -> None:
+        _HeldOnce.arrived.set()
+        _HeldOnce.release.wait(20)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_HEAD
+
+
+def test_a_file_broken_while_urls_are_checked_is_reported_and_the_run_goes_on(tmp_path: Path, server: str) -> None:
+    """End to end: while `links --force` waits for a URL, the author's editor saves the file
+    half-way through a new source; it is left as saved, and every later file is stamped."""
+    terms = corpus(tmp_path, server, 2)
+    broken, later = terms / "term-000.yaml", terms / "term-001.yaml"
+    slow = ThreadingHTTPServer(("127.0.0.1", 0), _HeldOnce)
+    threading.Thread(target=slow.serve_forever, daemon=True).start()
+    held = f"http://127.0.0.1:{slow.server_address[1]}/held"
+    broken.write_text(broken.read_text().replace("    url: ", f"    url: {held}\n  - title: Two\n    url: ", 1))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cudagloss", "links", "terms", "--force"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert _HeldOnce.arrived.wait(20)
+        saved = broken.read_text() + "  - title: 'unclosed\n"
+        broken.write_text(saved)
+        _HeldOnce.release.set()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        _HeldOnce.release.set()
+        slow.shutdown()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert "terms/term-000.yaml: not stamped: it cannot be read as YAML now (" in err, err
+    assert broken.read_text() == saved
+    assert later.read_text().count(f"\n    checked_on: {TODAY}\n") == 1
+    assert (terms / "private.yaml").read_text().count(f"\n    checked_on: {TODAY}\n") == 1
 
 
 # --- compare-and-swap --------------------------------------------------------------------
@@ -649,3 +732,56 @@ def test_new_refuses_slugs_that_leave_terms_and_names_with_hidden_characters(tmp
     for name, slug in (("../../escape", "escape"), ("/etc/passwd", "etc-passwd"), ("C:\\x", "c-x")):
         assert new_term(name, terms) == terms / f"{slug}.yaml"
     assert sorted(p.name for p in tmp_path.rglob("*") if p.parent != terms) == ["terms"]
+
+
+SLUGS = {
+    "ß": "ss",
+    "Straße": "strasse",
+    "ẞig": "ssig",
+    "Éclair": "eclair",
+    "Crème brûlée": "creme-brulee",
+    "Ångström": "angstrom",
+    "ﬁnal": "final",
+    "½ warp": "1-2-warp",
+    "İstanbul": "istanbul",
+    "Fat binary": "fat-binary",
+}
+ASK_FOR_A_SLUG = ["Ωmega", "Ωμέγα", "Øresund", "µs timer", "CUDA 编程", "+-+"]
+
+
+def test_new_spells_accented_and_folded_letters_in_ascii_or_asks_for_a_slug(tmp_path: Path) -> None:
+    """'Ωmega' is not filed as 'mega': where a letter has no ASCII spelling, the author names the file."""
+    terms = tmp_path / "terms"
+    terms.mkdir()
+    shutil.copy(ROOT / "terms" / "_sections.yaml", terms)
+    assert {name: slugify(name) for name in SLUGS} == SLUGS
+    for name in ASK_FOR_A_SLUG:
+        assert slugify(name) == "", name
+        with pytest.raises(GlossaryError, match="pass --slug"):
+            new_term(name, terms)
+    assert new_term("Ωmega", terms, slug="omega") == terms / "omega.yaml"
+    run = cudagloss(tmp_path, "new", "ß")
+    assert run.returncode == 0 and (terms / "ss.yaml").is_file(), run.stderr
+    assert '\nname: "ß"\n' in (terms / "ss.yaml").read_text(encoding="utf-8")
+
+
+# --- the links command line: options before the folder ----------------------------------
+
+
+def test_links_takes_its_options_before_the_folder_and_shows_its_own_help(tmp_path: Path, server: str) -> None:
+    """`--no-stamp` before the folder must still hold: it was 'unrecognized', and a wrapper that
+    dropped it would have stamped."""
+    terms = corpus(tmp_path, server, 1)
+    shown = cudagloss(tmp_path, "links", "-h")
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: cudagloss links"), shown.stderr
+    assert "--no-stamp" in shown.stdout and "the terms folder" in shown.stdout
+    assert "links" in cudagloss(tmp_path, "-h").stdout
+    before = state(tmp_path)
+    report = cudagloss(tmp_path, "links", "--no-stamp", "--force", "--format", "json", "terms")
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["counts"] == {"ok": 6} and state(tmp_path) == before
+    run = cudagloss(tmp_path, "links", "--force", "--timeout=30", "terms")
+    assert run.returncode == 0 and "stamped 6 term files" in run.stdout, run.stderr
+    assert f"\n    checked_on: {TODAY}\n" in (terms / "term-000.yaml").read_text()
+    wrong = cudagloss(tmp_path, "links", "--bogus", "terms")
+    assert wrong.returncode == 2 and "cudagloss links: error: unrecognized arguments: --bogus" in wrong.stderr

@@ -206,14 +206,17 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("--out", default="schema", help="folder to write into (default: schema)")
     schema.add_argument("--check", action="store_true", help="only report whether the files are up to date")
     schema.set_defaults(run=_schema)
-    links = sub.add_parser("links", help="check every source URL and stamp the terms (see `links -h`)", add_help=False)
-    links.add_argument("rest", nargs=argparse.REMAINDER)
-    links.set_defaults(run=_links)
+    # listed for `cudagloss -h` only: main hands everything after "links" to linkrun's own parser
+    sub.add_parser("links", help="check every source URL and stamp the terms (see `links -h`)", add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["links"]:  # linkrun parses the rest itself: `links -h`, options before the folder
+        args = argparse.Namespace(command="links", rest=argv[1:], run=_links)
+    else:
+        args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
     except KeyboardInterrupt:

@@ -180,7 +180,7 @@ def _stamp_all(terms: Path, today: dt.date, results: dict[str, LinkResult], stam
 
 def _main(argv: list[str] | None, terminated: list[int]) -> int:
     parser = argparse.ArgumentParser(prog="cudagloss links", description="Check every source URL and stamp the terms.")
-    parser.add_argument("terms", nargs="?", default="terms")
+    parser.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
     parser.add_argument("--max-age", type=float, default=3.0, help="skip URLs found reachable this many days ago")
     parser.add_argument("--force", action="store_true", help="check every URL, however recently checked")
     parser.add_argument("--format", choices=("text", "json"), default="text")

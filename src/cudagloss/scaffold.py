@@ -25,9 +25,14 @@ from .model import SLUG_PATTERN
 
 
 def slugify(name: str) -> str:
-    """'Fat binary' -> 'fat-binary', 'cuModuleLoadData()' -> 'cumoduleloaddata'."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    """'Fat binary' -> 'fat-binary', 'cuModuleLoadData()' -> 'cumoduleloaddata', 'Éclair' ->
+    'eclair', 'Straße' -> 'strasse'. '' (so: pass --slug) where a letter or digit has no
+    ASCII spelling: 'Ωmega' as 'mega' would name the file after another word."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", name).casefold())
+    kept = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    if any(not ch.isascii() and unicodedata.category(ch)[0] in "LN" for ch in kept):
+        return ""
+    return re.sub(r"[^a-z0-9]+", "-", kept).strip("-")
 
 
 def question_title(name: str) -> str:
@@ -112,7 +117,7 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
         raise refuse(f"the name is {len(name)} characters long", f"a term's name has at most {MAX_NAME}")
     if not plain:
         raise refuse(
-            f"{slug[:MAX_SLUG]!r} is not a valid slug",
+            f"{slug[:MAX_SLUG]!r} is not a valid slug" if slug else "the name's letters spell no file name in ASCII",
             f"pass --slug with lower-case letters, digits and dashes (at most {MAX_SLUG}), e.g. --slug fat-binary",
         )
     sections_file, _, diags = load_sections(terms)

@@ -188,10 +188,32 @@ def _stamp_lf(
 ) -> tuple[str | None, int, str]:
     if not _may_change(text, reachable, fill):
         return None, 0, ""
-    in_place = _in_place(text, reachable, fill)
-    if in_place is not None:
-        return in_place[0], in_place[1], ""
-    return _round_trip(text, reachable, fill)
+    try:
+        in_place = _in_place(text, reachable, fill)
+        if in_place is not None:
+            return in_place[0], in_place[1], ""
+        return _round_trip(text, reachable, fill)
+    except Exception as exc:  # saved half-written mid-run, say: the next run stamps it
+        from ruamel.yaml.error import YAMLError as RuamelError  # imported by the round trip anyway
+
+        if not isinstance(exc, (RuamelError, *_UNREADABLE)):
+            raise
+        return None, 0, f"it cannot be read as YAML now ({_why(exc)}); left as it is"
+
+
+_UNREADABLE = (yaml.YAMLError, ValueError, RecursionError, UnicodeError)
+"""How the YAML libraries fail on text they cannot read or build (ruamel.yaml's YAMLError
+too): a syntax error, a second document, a NUL, a date such as 2026-02-30, an alias of itself."""
+
+
+def _why(exc: BaseException) -> str:
+    """One line: the parser's own words and the line, where it says them."""
+    problem, mark = getattr(exc, "problem", None), getattr(exc, "problem_mark", None)
+    if problem and mark is not None:
+        return f"{problem} at line {mark.line + 1}"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return " ".join(str(exc).split())[:120] or type(exc).__name__
 
 
 def _stamped(plan: Plan) -> int:
