@@ -139,7 +139,7 @@ def on_page_content(html: str, page: Any, config: MkDocsConfig, files: Files) ->
 
 def on_post_page(output: str, page: Any, config: MkDocsConfig) -> str:
     """A page's JSON-LD into its <head>: a script the sanitiser rightly keeps out of the body."""
-    head = _heads.get(page.file.src_uri, "") if _content is not None else ""
+    head = _heads.get(page.file.src_uri)
     return output.replace("</head>", f"{head}</head>", 1) if head else output
 
 

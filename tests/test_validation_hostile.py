@@ -25,12 +25,12 @@ from cudagloss.diagnostics import GlossaryError
 from cudagloss.emails import has_email, redact_email, without_email
 from cudagloss.fieldrules import utc_today
 from cudagloss.history import clean_name, read_history
+from cudagloss.links import is_checkable as is_web_url
 from cudagloss.load import load_corpus
 from cudagloss.measurement_check import fit_text
 from cudagloss.model import Term
 from cudagloss.names import name_diagnostics
 from cudagloss.textrules import scan_text
-from cudagloss.validate import is_web_url
 from cudagloss.yamlnodes import compose
 
 HEAD = "# yaml-language-server: $schema=../schema/term.schema.json\n"

@@ -101,17 +101,10 @@ def code(value: object) -> Markup:
     return Markup(f"{ticks}{pad}{raw}{pad}{ticks}")
 
 
-def is_safe_url(value: str) -> bool:
-    """An http(s) URL the link checker would accept, or a mailto: what a reader's browser may
-    be sent to. The same predicate as validation's and the checker's (links.url_problem)."""
-    if value.startswith("mailto:"):
-        return len(value) > len("mailto:") and all(0x20 < ord(c) < 0x7F for c in value)
-    return url_problem(value) is None
-
-
 def url(value: str) -> Markup | None:
-    """An absolute URL for an href attribute, or None when it is not one a reader may follow."""
-    return Markup(html.escape(value, quote=True)) if is_safe_url(value) else None
+    """An absolute http(s) URL for an href attribute, or None when it is not one a reader may
+    follow: the predicate validation and the link checker use (links.url_problem)."""
+    return Markup(html.escape(value, quote=True)) if url_problem(value) is None else None
 
 
 def ident(value: str) -> Markup:

@@ -9,15 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import functools
-import ipaddress
-import re
-import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
-from . import links
 from .convert import Positions
 from .diagnostics import Diagnostic
 from .emails import has_email, without_email
@@ -31,8 +25,6 @@ EMAIL_HINT = "e-mail addresses are never published; name the person or link thei
 Locate = Callable[[str, str], tuple[int, int]]
 _NOT_TEXT = frozenset({"url", "link"})
 """Fields that are addresses, not text: url_problem refuses an '@' (credentials) in them."""
-_LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
-_HOST = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}\.?")
 
 
 def utc_today() -> dt.date:
@@ -42,38 +34,6 @@ def utc_today() -> dt.date:
 def shown(text: str, limit: int = 80) -> str:
     """A value quoted in a message: cut to a line."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def url_problem(url: str) -> str | None:
-    """Why url is not an http(s) address a reader's browser can follow (None when it is)."""
-    if any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in url):
-        return "contains a space or a control character (write a space as %20)"
-    if "\\" in url:
-        return "contains a backslash (browsers read it as '/')"
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        return f"is not a well-formed URL ({exc})"
-    if parts.scheme not in ("http", "https"):
-        return "is not an http(s) URL"
-    if "@" in parts.netloc:
-        return "carries a user name or password"
-    host = parts.hostname
-    if not host:
-        return "has no host name"
-    if port == 0:
-        return "has port 0"
-    if "[" in parts.netloc:
-        try:
-            ipaddress.IPv6Address(host.split("%", 1)[0])
-        except ValueError:
-            return "has a malformed IPv6 address"
-    elif not _HOST.fullmatch(host):
-        return "has a malformed host name"
-    # What the link checker would refuse (length, host labels): one predicate decides for both.
-    return links.url_problem(url)
 
 
 _FIELDS: dict[type, tuple[tuple[str, dict[str, Any]], ...]] = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import ipaddress
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -68,58 +69,50 @@ MAX_URL_LENGTH = 2048
 """Longer than any URL worth citing (sitemaps stop at 2,048 too); a longer one, from an
 author or a server's Location header, is refused before it reaches a request line."""
 
-_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")
+_LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
+_HOST = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}\.?")
+"""Labels of letters, digits, '-' and '_' (not first or last), any script, 63 at most."""
 
 
-def _bad_char(url: str) -> str | None:
-    """The first character no URL may hold literally: controls, spaces and invisible
-    formatting (bidi overrides, zero-width), which would hide what is really requested."""
-    for ch in url:
-        if ch == "\\" or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"):
-            return ch
-    return None
-
-
-def _host_problem(host: str) -> str | None:
-    if ":" in host:
-        return None  # an IPv6 literal, which urlsplit has already checked between its brackets
-    if len(host) > 253:
-        return "its host name is longer than 253 characters"
-    for label in host.removesuffix(".").split("."):
-        if not label.isascii():
-            if len(label) > 63 or not all(ch.isalnum() or ch in "-_" for ch in label):
-                return "its host name holds a character no host name may hold"
-        elif not _HOST_LABEL.fullmatch(label):
-            return "its host name is malformed (an empty, over-long or badly formed label)"
-    return None
+def _bad_char(url: str) -> bool:
+    """A character no URL may hold literally: spaces, controls and invisible formatting
+    (bidi overrides, zero-width), which would hide what is really requested."""
+    return any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in url)
 
 
 @functools.lru_cache(maxsize=1 << 14)
 def url_problem(url: str) -> str | None:
-    """Why url cannot be checked (None when it can): only absolute http(s) URLs with a
-    well-formed host and port, no credentials, no invisible or control characters, and a
-    sane length. Never raises, whatever the text."""
-    if not isinstance(url, str) or not url:
-        return "not a URL"
-    if len(url) > MAX_URL_LENGTH:
-        return f"longer than {MAX_URL_LENGTH} characters"
-    bad = _bad_char(url)
-    if bad is not None:
-        return f"holds the character U+{ord(bad):04X}, which a URL must percent-encode"
+    """Why url is not an http(s) address to check or to send a reader to (None when it is),
+    worded to follow the URL in an author's error or a checker's report. The one predicate
+    of validation, the link checker and the page escaper. Never raises, whatever the text."""
+    if not isinstance(url, str) or len(url) > MAX_URL_LENGTH:
+        return f"is longer than {MAX_URL_LENGTH} characters" if isinstance(url, str) else "is not a URL"
+    if _bad_char(url):
+        return "contains a space or a control character (write a space as %20)"
+    if "\\" in url:
+        return "contains a backslash (browsers read it as '/')"
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        return f"malformed ({shown(str(exc), 100)})"
+        return f"is not a well-formed URL ({shown(str(exc), 100)})"
     if parts.scheme not in ("http", "https"):
-        return "not an http(s) URL"
+        return "is not an http(s) URL"
     if "@" in parts.netloc:
-        return "the URL carries credentials; they are never sent"
-    if not parts.hostname:
-        return "not an http(s) URL with a host"
+        return "carries a user name or password"
+    host = parts.hostname
+    if not host:
+        return "has no host name"
     if port == 0:
-        return "port 0 cannot be connected to"
-    return _host_problem(parts.hostname)
+        return "has port 0"
+    if "[" in parts.netloc:
+        try:
+            ipaddress.IPv6Address(host.split("%", 1)[0])
+        except ValueError:
+            return "has a malformed IPv6 address"
+    elif len(host) > 253 or not _HOST.fullmatch(host):
+        return "has a malformed host name"
+    return None
 
 
 def is_checkable(url: str) -> bool:

@@ -48,8 +48,14 @@ class Block:
     text: str
 
 
-def blocks(markdown: str) -> Iterator[Block]:
-    """Split Markdown into code, heading and prose blocks, keeping every character."""
+@functools.lru_cache(maxsize=1 << 12)
+def blocks(markdown: str) -> tuple[Block, ...]:
+    """Split Markdown into code, heading and prose blocks, keeping every character. Memoised:
+    the checks, the neutraliser and the autolinker each read the same field's blocks."""
+    return tuple(_blocks(markdown))
+
+
+def _blocks(markdown: str) -> Iterator[Block]:
     lines = markdown.splitlines(keepends=True)
     i = 0
     prose: list[str] = []

@@ -352,7 +352,7 @@ class Renderer:
                 "written_on": _date(term.byline.written_on),
                 "last_checked_on": _date(term.byline.last_checked_on),
             },
-            "url": Markup(self._url(uri)) if self._url(uri) else None,
+            "url": Markup(url) if (url := self._url(uri)) else None,
         }
         return context
 

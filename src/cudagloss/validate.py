@@ -14,7 +14,8 @@ from .authortext import AuthorTextError, check_markdown, render_body
 from .corpus import Corpus, LoadedTerm
 from .diagnostics import Diagnostic, did_you_mean
 from .emails import email_at
-from .fieldrules import EMAIL_HINT, emails, future_dates, shown, url_problem
+from .fieldrules import EMAIL_HINT, emails, future_dates, shown
+from .links import url_problem
 from .markdown_text import link_scheme, link_targets
 from .measured import MeasurementSet, verify_command
 from .model import SLUG_PATTERN, is_slug
@@ -36,11 +37,6 @@ def sentence_count(text: str) -> int:
             continue
         count += 1
     return count
-
-
-def is_web_url(url: str) -> bool:
-    """An http(s) URL a browser can follow: well formed, with a host and no credentials."""
-    return url_problem(url) is None
 
 
 def _d(term: LoadedTerm, where: str, message: str, hint: str = "", key: bool = False) -> Diagnostic:
