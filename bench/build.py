@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import ROOT, row, save
 
-from cudagloss.render import section_src_uri, term_src_uri
-from cudagloss.site import build_site_content
+from cudagloss.model.urls import section_src_uri, term_src_uri
+from cudagloss.site.build import build_site_content
 
 MEASUREMENTS = ROOT / "tests" / "fixtures" / "good-measurements"
 SECTIONS = 10

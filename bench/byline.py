@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import row, save
 
-from cudagloss import history
-from cudagloss.stamp import stamp_file
+from cudagloss.links import history
+from cudagloss.links.stamp import stamp_file
 
 AUTHORS = ["Ada Author", "Brook Writer", "Casey Editor", "Dana Reviewer"]
 TERM = """# yaml-language-server: $schema=../schema/term.schema.json

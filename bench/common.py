@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
 sys.path.insert(0, str(ROOT / "src"))
 
-from cudagloss.atomic import write_text_atomic  # noqa: E402
+from cudagloss.files.atomic import write_text_atomic  # noqa: E402
 
 
 def machine() -> str:

@@ -36,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from cudagloss.linkcheck import CheckerOptions, check_urls  # noqa: E402
+from cudagloss.links.checker import CheckerOptions, check_urls  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from common import row, save  # noqa: E402

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import RESULTS, ROOT
 
-from cudagloss.atomic import write_text_atomic
+from cudagloss.files.atomic import write_text_atomic
 
 ORDER = ["build", "serve", "links", "verify", "byline"]
 

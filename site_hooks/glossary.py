@@ -7,7 +7,7 @@ MkDocs as in-memory files (on_files), writes the exports into the built site
 'mkdocs' logger before aborting, so nothing is built from bad input.
 
 Under `mkdocs serve --dirty` (what `make serve` runs) each generated page tells MkDocs
-whether it changed since the last build (cudagloss.incremental), so an edit rebuilds only
+whether it changed since the last build (cudagloss.site.incremental), so an edit rebuilds only
 the pages it affects; the search index keeps the other pages' entries.
 """
 
@@ -23,13 +23,13 @@ from mkdocs.exceptions import Abort
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from cudagloss.atomic import write_text_atomic
-from cudagloss.diagnostics import GlossaryError
-from cudagloss.escape import clean_html
-from cudagloss.incremental import MEMORY, page_fingerprints, shared_fingerprint
-from cudagloss.jinjacache import BYTECODE
-from cudagloss.render import SiteContent
-from cudagloss.site import build_site_content
+from cudagloss.errors import GlossaryError
+from cudagloss.files.atomic import write_text_atomic
+from cudagloss.site.build import build_site_content
+from cudagloss.site.bytecode import BYTECODE
+from cudagloss.site.escape import clean_html
+from cudagloss.site.incremental import MEMORY, page_fingerprints, shared_fingerprint
+from cudagloss.site.render import SiteContent
 
 log = logging.getLogger("mkdocs.hooks.glossary")
 _content: SiteContent | None = None
@@ -133,7 +133,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 @event_priority(100)  # before anything reads the page's HTML: the search plugin indexes it next
 def on_page_content(html: str, page: Any, config: MkDocsConfig, files: Files) -> str:
-    """Every page's HTML through the allowlist sanitiser (cudagloss.escape), whatever made it."""
+    """Every page's HTML through the allowlist sanitiser (cudagloss.site.escape), whatever made it."""
     return clean_html(html)
 
 

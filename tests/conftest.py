@@ -5,8 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from cudagloss.model.measurement import Measurement
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -41,3 +45,10 @@ def cudagloss(root: Path, *args: str, timeout: float = 120) -> subprocess.Comple
         check=False,
         timeout=timeout,
     )
+
+
+def load_measurement(path: Path) -> Measurement:
+    """One measurement file read and checked as the site reads it."""
+    from cudagloss.model.measurement import parse_measurement, read_measurement_text
+
+    return parse_measurement(read_measurement_text(path, str(path)), str(path))

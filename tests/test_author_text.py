@@ -12,9 +12,9 @@ import markdown  # type: ignore[import-untyped]
 import pytest
 
 from conftest import ROOT
-from cudagloss import escape
-from cudagloss.authortext import AuthorTextError, check_markdown, expand, parse_directives
-from cudagloss.markdown_text import MAX_NESTING, MAX_UNMATCHED, neutralize_html, plain_text
+from cudagloss.check.authortext import AuthorTextError, check_markdown, expand, parse_directives
+from cudagloss.site import escape
+from cudagloss.text.markdown import MAX_NESTING, MAX_UNMATCHED, neutralize_html, plain_text
 
 
 def _value(experiment: str, result: str) -> str:
@@ -273,8 +273,8 @@ def test_the_sanitiser_keeps_our_markup_and_drops_anything_live() -> None:
 
 
 def test_every_body_in_the_repository_still_expands() -> None:
-    from cudagloss.load import load_corpus
-    from cudagloss.measured import load_measurements
+    from cudagloss.load.measurements import load_measurements
+    from cudagloss.load.terms import load_corpus
 
     measurements, _ = load_measurements(ROOT / "measurements", ROOT)
     for t in load_corpus(ROOT / "terms", ROOT, measurements=measurements):

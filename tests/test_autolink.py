@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cudagloss.autolink import AutoLinker, LinkTarget
+from cudagloss.site.autolink import AutoLinker, LinkTarget
 
 TARGETS = [
     LinkTarget("ptx", "terms/ptx.md", "The virtual ISA.", forms=("Parallel Thread Execution",), exact_forms=("PTX",)),
@@ -75,7 +75,7 @@ def _reference_link(targets: list[LinkTarget], text: str, page_slug: str) -> tup
     import html
     import re
 
-    from cudagloss.markdown_text import plain_text
+    from cudagloss.text.markdown import plain_text
 
     by_slug = {t.slug: t for t in targets}
     by_form = {f.casefold(): t.slug for t in targets for f in t.forms}
@@ -147,7 +147,7 @@ def test_relative_href_agrees_with_posixpath_relpath() -> None:
     import itertools
     import posixpath
 
-    from cudagloss.hrefs import relative_href
+    from cudagloss.model.urls import relative_href
 
     uris = [
         "index.md",

@@ -118,7 +118,7 @@ def reader(browser: Any, base: str) -> Iterator[Reader]:
 
 def _terms_in_order() -> list[tuple[str, str, str]]:
     """(slug, name, definition) of the repository's terms, as the model loads them."""
-    from cudagloss.site import load_glossary
+    from cudagloss.load.glossary import load_glossary
 
     corpus = load_glossary(ROOT / "terms", ROOT / "measurements", repo_root=ROOT)
     return [(t.slug, t.term.name, t.term.definition) for t in corpus.alphabetical()]

@@ -14,13 +14,14 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT, cudagloss
-from cudagloss.catalog import load_catalog
-from cudagloss.cite import result_anchor
-from cudagloss.load import load_corpus
-from cudagloss.measured import format_value, load_measurements
-from cudagloss.measurement import ExperimentInfo, Gate, Measurement, Result, record
-from cudagloss.render import Renderer
-from cudagloss.site import load_glossary
+from cudagloss.load.catalog import load_catalog
+from cudagloss.load.glossary import load_glossary
+from cudagloss.load.measurements import load_measurements
+from cudagloss.load.terms import load_corpus
+from cudagloss.model.measurement import ExperimentInfo, Gate, Measurement, Result, record
+from cudagloss.model.measurements import format_value
+from cudagloss.model.urls import result_anchor
+from cudagloss.site.render import Renderer
 
 
 def write(

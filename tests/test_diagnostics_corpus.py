@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT, check_golden
-from cudagloss.diagnostics import GlossaryError
-from cudagloss.load import load_corpus, term_files
+from cudagloss.errors import GlossaryError
+from cudagloss.load.terms import load_corpus, term_files
 
 BROKEN = FIXTURES / "broken"
 # Files in the broken corpus that are correct on purpose (others clash with them).
@@ -172,7 +172,7 @@ def test_the_libyaml_fast_path_reads_terms_exactly_as_the_python_path(monkeypatc
     """Same terms, same line and column of every field, with and without libyaml."""
     import yaml
 
-    from cudagloss.load import load_term, term_files
+    from cudagloss.load.terms import load_term, term_files
 
     files = term_files(ROOT / "terms")
     fast = [load_term(p, ROOT) for p in files]

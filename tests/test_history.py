@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cudagloss.history import HistoryUnavailable, read_history
-from cudagloss.stamp import stamp_file
+from cudagloss.links.history import HistoryUnavailable, read_history
+from cudagloss.links.stamp import stamp_file
 
 TERM = "name: {name}\nbyline:\n  written_by: {by}\n  reviewed_by: pending\n  written_on: pending\n"
 

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from cudagloss.markdown_text import link_scheme
+from cudagloss.text.markdown import link_scheme
 from test_site_build import build, fixture_config
 
 PWN = "window.__pwned=1"

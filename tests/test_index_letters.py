@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT
-from cudagloss.convert import Positions
-from cudagloss.corpus import LoadedTerm, index_letter, sort_key
-from cudagloss.load import load_corpus
-from cudagloss.model import Term
-from cudagloss.render import Renderer
+from cudagloss.load.terms import load_corpus
+from cudagloss.model.corpus import LoadedTerm, index_letter, sort_key
+from cudagloss.model.positions import Positions
+from cudagloss.model.term import Term
+from cudagloss.site.render import Renderer
 
 HEAD = "# yaml-language-server: $schema=../schema/term.schema.json\n"
 

@@ -22,17 +22,18 @@ import pytest
 
 pytest.importorskip("httpx")
 
-from cudagloss.linkcheck import CheckerOptions, LinkChecker, check_urls
-from cudagloss.links import LinkResult, LinkStatus, is_checkable, url_problem
-from cudagloss.linkwire import (
+from cudagloss.errors import shown
+from cudagloss.links.checker import CheckerOptions, LinkChecker, check_urls
+from cudagloss.links.status import LinkResult, LinkStatus
+from cudagloss.links.wire import (
     BoundedBody,
     CredentialRefused,
     looks_not_found,
     redacted,
     refuse_credentials,
     retry_after,
-    shown,
 )
+from cudagloss.model.urls import url_problem
 from hostile_http import HostileServer, Request, Script, page, raw, response, silent, trickle
 
 OK, REDIRECTED, BROKEN, INVALID, TIMEOUT, RATE_LIMITED = (
@@ -394,13 +395,13 @@ BAD_URLS = [
 
 @pytest.mark.parametrize("url", GOOD_URLS)
 def test_well_formed_urls_are_checkable(url: str) -> None:
-    assert url_problem(url) is None and is_checkable(url)
+    assert url_problem(url) is None
 
 
 @pytest.mark.parametrize("url", BAD_URLS)
 def test_malformed_urls_are_invalid_never_an_exception(url: str) -> None:
     problem = url_problem(url)
-    assert problem is not None and not is_checkable(url)
+    assert problem is not None
     assert problem.isprintable() and len(problem) < 200
 
 
@@ -410,7 +411,7 @@ def test_no_mix_of_url_fragments_makes_the_url_check_raise() -> None:
     rng = random.Random(12)
     for _ in range(5000):
         url = "".join(rng.choice(parts) for _ in range(rng.randint(0, 12)))
-        assert isinstance(is_checkable(url), bool)
+        assert url_problem(url) is None or isinstance(url_problem(url), str)
 
 
 def test_every_bad_url_is_an_invalid_result_in_a_run() -> None:

@@ -25,7 +25,7 @@ pytest.importorskip("ruamel.yaml")
 import yaml
 
 from conftest import FIXTURES, ROOT, cudagloss
-from cudagloss.stamp import stamp_file
+from cudagloss.links.stamp import stamp_file
 
 TODAY = dt.date.today().isoformat()
 
@@ -184,7 +184,7 @@ def test_the_quick_look_skips_only_files_the_round_trip_would_leave_alone(tmp_pa
 def test_in_place_stamps_match_the_round_trip_on_every_term_file(tmp_path: Path) -> None:
     """Both ways of editing make the same decisions and, where both can, the same lines
     (up to how a name is quoted)."""
-    from cudagloss import stamp
+    from cudagloss.links import stamp
 
     files = sorted((ROOT / "terms").glob("*.yaml")) + sorted((FIXTURES / "good").glob("*.yaml"))
     compared = 0

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, cudagloss
-from cudagloss.diagnostics import GlossaryError
-from cudagloss.load import load_corpus
+from cudagloss.errors import GlossaryError
+from cudagloss.load.terms import load_corpus
 
 SECRET = "s3cr3t-T0KEN-4f9a"
 OUTSIDE = "is a symbolic link to a file outside the repository; it would publish that file"

@@ -7,20 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
-from cudagloss.measurement import (
+from conftest import ROOT, load_measurement
+from cudagloss.model.measurement import (
     FORMAT_VERSION,
     Gate,
     Measurement,
     MeasurementError,
     Result,
     code_hash,
-    is_stale,
-    load_measurement,
-    measurement_path,
     parse_measurement,
     record,
 )
+from cudagloss.model.urls import measurement_path
 
 
 def sample(status: str = "ok", value: float = 8) -> Measurement:
@@ -88,9 +86,9 @@ def test_code_hash_detects_changed_experiment_code(tmp_path: Path) -> None:
     source.write_text("A = 1\n")
     first = code_hash([source])
     m = Measurement("e", "p", first, "ok", {"node": "n"})
-    assert not is_stale(m, code_hash([source]))
+    assert m.code_hash == code_hash([source])
     source.write_text("A = 2\n")
-    assert is_stale(m, code_hash([source]))
+    assert m.code_hash != code_hash([source])
 
 
 def test_committed_measurements_load() -> None:

@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from cudagloss.diagnostics import Diagnostic
-from cudagloss.measured import MeasurementSet, load_measurements
-from cudagloss.measurement import MAX_FILE_BYTES, Gate, Measurement, Result
-from cudagloss.measurement_check import fit_text
+from cudagloss.errors import Diagnostic
+from cudagloss.load.measurements import load_measurements
+from cudagloss.model.measurement import MAX_FILE_BYTES, Gate, Measurement, Result
+from cudagloss.model.measurement_rules import fit_text
+from cudagloss.model.measurements import MeasurementSet
 
 SHOWN = "measurements/ptx-jit/node-a.json"
 

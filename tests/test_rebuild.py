@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from conftest import ROOT
-from cudagloss.render import SiteContent
-from cudagloss.site import build_site_content
+from cudagloss.site.build import build_site_content
+from cudagloss.site.render import SiteContent
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -57,8 +57,8 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 def test_contexts_have_no_identity_reprs(tmp_path: Path) -> None:
     """The memo keys on repr(context); an object shown by its address could match a new object."""
-    from cudagloss.render import Renderer
-    from cudagloss.site import load_glossary
+    from cudagloss.load.glossary import load_glossary
+    from cudagloss.site.render import Renderer
 
     root = _copy(tmp_path)
     corpus = load_glossary(root / "terms", root / "measurements", repo_root=root)

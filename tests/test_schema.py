@@ -6,8 +6,8 @@ import dataclasses
 import json
 
 from conftest import ROOT
-from cudagloss.model import Term
-from cudagloss.schema import SCHEMAS, json_schema, schema_text
+from cudagloss.model.schema import SCHEMAS, json_schema, schema_text
+from cudagloss.model.term import Term
 
 
 def test_committed_schemas_match_the_model() -> None:

@@ -13,8 +13,9 @@ from conftest import ROOT
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
-from verifier import ptx_jit, saxpy
 from verifier.cuda import CudaError, compile_source, ptx_isa_version
+from verifier.experiments import ptx_jit
+from verifier.kernels import saxpy
 from verifier.registry import EXPERIMENTS, experiment_hash
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
@@ -57,7 +58,7 @@ def test_no_gpu_is_one_clear_line_and_a_nonzero_exit() -> None:
 
 
 def test_committed_measurements_were_made_by_the_current_experiment_code() -> None:
-    from cudagloss.measurement import load_measurement
+    from conftest import load_measurement
 
     by_id = {m.ID: m for m in EXPERIMENTS}
     files = sorted((ROOT / "measurements").glob("*/*.json"))
@@ -82,8 +83,8 @@ def test_fat_binaries_are_built_from_ptx_and_cubins_on_the_cpu() -> None:
 
 
 def test_arch_matrix_covers_the_targets_the_issue_asks_for_and_each_compiles() -> None:
-    from verifier import arch_matrix
     from verifier.cuda import supported_archs
+    from verifier.experiments import arch_matrix
 
     targets = arch_matrix.targets(supported_archs())
     for wanted in ("sm_75", "sm_90", "sm_90a", "sm_120", "compute_75", "compute_90a", "compute_120"):
@@ -94,7 +95,7 @@ def test_arch_matrix_covers_the_targets_the_issue_asks_for_and_each_compiles() -
 
 
 def test_no_kernel_image_picks_an_incompatible_sass_and_a_newer_ptx_target() -> None:
-    from verifier.no_kernel_image import newer_virtual_arch, other_arch
+    from verifier.experiments.no_kernel_image import newer_virtual_arch, other_arch
 
     supported = [75, 80, 86, 89, 90, 100, 120]
     assert other_arch(90, supported) == "sm_80"
@@ -121,7 +122,7 @@ def test_an_unsupported_ptx_version_is_explained_with_both_versions_named() -> N
 
 
 def test_by_default_make_verify_runs_the_experiments_the_terms_cite(tmp_path: Path) -> None:
-    from verifier.__main__ import cited_experiments
+    from verifier.runner import cited_experiments
 
     assert cited_experiments(ROOT / "terms") == sorted(m.ID for m in EXPERIMENTS)
     (tmp_path / "one.yaml").write_text((ROOT / "terms" / "jit-cache.yaml").read_text())
@@ -143,21 +144,21 @@ def test_a_step_runs_in_a_fresh_process_either_way_and_its_phases_are_recorded(
 ) -> None:
     """NVRTC needs no GPU, so the compile-only step runs here: in an exec'd interpreter and in
     a child of the zygote, with the step's own environment, its result and phase times back."""
-    from verifier import experiment
+    from verifier import spawn
 
-    monkeypatch.setattr(experiment, "SPAWN", how)
-    monkeypatch.setattr(experiment, "LEDGER", [])
-    result = experiment.spawn("saxpy", "compile_only", {"arch": "compute_75"}, {"CUDA_CACHE_PATH": str(tmp_path)})
+    monkeypatch.setattr(spawn, "SPAWN", how)
+    monkeypatch.setattr(spawn, "LEDGER", [])
+    result = spawn.spawn("kernels.saxpy", "compile_only", {"arch": "compute_75"}, {"CUDA_CACHE_PATH": str(tmp_path)})
     assert result["ok"] and result["kind"] == "ptx"
     assert result["compile_s"] > 0
-    [entry] = experiment.LEDGER
+    [entry] = spawn.LEDGER
     assert entry["step"] == "compile_only" and entry["wall_s"] > entry["compile_s"] > 0
     assert all(entry[k] >= 0 for k in ("start_s", "import_s", "exit_s", "other_step_s"))
 
 
 def test_a_zygote_child_that_dies_is_a_step_failure_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verifier import experiment
+    from verifier import spawn
 
-    monkeypatch.setattr(experiment, "SPAWN", "fork")
-    with pytest.raises(experiment.StepFailed, match="no_such_step"):
-        experiment.spawn("saxpy", "no_such_step", {}, {}, timeout=60)
+    monkeypatch.setattr(spawn, "SPAWN", "fork")
+    with pytest.raises(spawn.StepFailed, match="no_such_step"):
+        spawn.spawn("kernels.saxpy", "no_such_step", {}, {}, timeout=60)

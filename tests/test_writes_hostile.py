@@ -26,11 +26,12 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT, cudagloss
-from cudagloss import atomic, stamp
-from cudagloss.atomic import Changed, ReadOnly, read_snapshot, write_text_atomic
-from cudagloss.diagnostics import GlossaryError
-from cudagloss.scaffold import new_term, slugify, term_text
-from cudagloss.stamp import stamp_file
+from cudagloss.commands.new import new_term, slugify, term_text
+from cudagloss.errors import GlossaryError
+from cudagloss.files import atomic
+from cudagloss.files.atomic import Changed, ReadOnly, read_snapshot, write_text_atomic
+from cudagloss.links import stamp
+from cudagloss.links.stamp import stamp_file
 
 TODAY = dt.date.today().isoformat()
 DAY = dt.date(2026, 12, 2)
@@ -447,7 +448,7 @@ class _Held(BaseHTTPRequestHandler):
 # --- temporaries: signals, SIGKILL, the next run -----------------------------------------
 
 HOLD_A_TEMPORARY = (
-    "import sys, time\nfrom cudagloss import atomic\n"
+    "import sys, time\nfrom cudagloss.files import atomic\n"
     "fd, tmp = atomic._temporary(sys.argv[1], 0o666)\nprint(tmp, flush=True)\ntime.sleep(60)\n"
 )
 
@@ -621,7 +622,7 @@ def test_a_read_only_file_system_is_one_line_and_exit_5(
     before = state(small_disk)
     _one_write_line(links(small_disk), "Read-only file system")
     assert state(small_disk) == before
-    from cudagloss.cli import main
+    from cudagloss.commands.main import main
 
     assert main(["new", "Occupancy", "--terms", str(terms)]) == 5
     assert main(["schema", "--out", str(small_disk / "schema")]) == 5

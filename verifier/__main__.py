@@ -13,75 +13,15 @@ written beside the last good file); 2 usage; 3 no GPU (or no cuda-python) here.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
-import time
-import traceback
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
-from cudagloss.atomic import write_text_atomic
-from cudagloss.measurement import Measurement, MeasurementError, record
-from cudagloss.measurement_check import is_node_name
-
-from . import cachedir
-from .cuda import CudaError, Device
-from .experiment import LEDGER, ROOT, SPAWN
-from .registry import EXPERIMENTS, experiment_hash
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_GPU = 0, 1, 2, 3
-
-
-def _open_device() -> Device | str:
-    try:
-        import cuda.bindings  # noqa: F401
-    except ImportError as exc:
-        return f"cuda-python is not installed ({exc.name})"
-    try:
-        return Device()
-    except CudaError as exc:
-        return f"{exc.name}: {exc.message}"
-    except (OSError, RuntimeError) as exc:  # no driver: cuda.bindings cannot dlopen libcuda.so.1
-        return str(exc)
-
-
-def cited_experiments(terms: Path) -> list[str] | str:
-    """The experiment ids the term files cite, or why they cannot be read. Only each file's
-    own fields are read: a body citing values not measured yet must not stop their measuring."""
-    from cudagloss.load import load_term, term_files
-
-    if not terms.is_dir():
-        return f"no terms folder at {terms}"
-    cited: set[str] = set()
-    unreadable = 0
-    for path in term_files(terms):
-        loaded, _ = load_term(path, ROOT)
-        if loaded is None:
-            unreadable += 1
-            continue
-        cited.update(c.experiment for c in loaded.term.measurements)
-    if unreadable:
-        return f"{unreadable} term files cannot be read (run make check)"
-    return sorted(cited)
-
-
-def choose(args: argparse.Namespace) -> list[ModuleType] | str:
-    """The experiments to run: one by id, all, or (by default) those a term cites."""
-    if args.experiment:
-        chosen = [m for m in EXPERIMENTS if args.experiment == m.ID]
-        return chosen or f"no experiment '{args.experiment}'; see make verify ARGS=--list"
-    if args.all:
-        return list(EXPERIMENTS)
-    cited = cited_experiments(Path(args.terms))
-    if isinstance(cited, str):
-        return f"cannot tell which experiments are cited: {cited}; or run them all with ARGS=--all"
-    unknown = sorted(set(cited) - {m.ID for m in EXPERIMENTS})
-    if unknown:
-        return f"terms cite experiments that do not exist: {', '.join(unknown)}"
-    return [m for m in EXPERIMENTS if m.ID in cited]
+from cudagloss.errors import ExitCode, complain
+from verifier.experiment import ROOT
+from verifier.registry import EXPERIMENTS
+from verifier.runner import choose, cited_experiments, run_all
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,118 +39,19 @@ def main(argv: list[str] | None = None) -> int:
         for module in EXPERIMENTS:
             mark = "" if isinstance(cited, str) or module.ID in cited else "  (cited by no term)"
             print(f"{module.ID:<20} {module.PURPOSE}{mark}")
-        return EXIT_OK
+        return ExitCode.OK
     chosen = choose(args)
     if isinstance(chosen, str):
-        print(f"make verify: {chosen}", file=sys.stderr)
-        return EXIT_USAGE
+        complain("make verify", chosen)
+        return ExitCode.USAGE
     if not chosen:
         print("make verify: no term cites an experiment; run one with EXPERIMENT=id or all with ARGS=--all")
-        return EXIT_OK
+        return ExitCode.OK
     with tempfile.TemporaryDirectory(prefix="verify-cache-") as private:
         # Set before this process's first NVRTC call or cuInit; children inherit it unless
         # an experiment gives them a fresh folder of their own.
         os.environ["CUDA_CACHE_PATH"] = private
-        return _run_all(chosen, args)
-
-
-def _run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
-    user_cache_before = cachedir.listing(cachedir.user_cache())
-    device = _open_device()
-    if isinstance(device, str):
-        print(f"make verify: no usable CUDA GPU on this machine ({device}); run it on a GPU node", file=sys.stderr)
-        return EXIT_NO_GPU
-    from .provenance import collect, node_name
-
-    if not is_node_name(node_name()):
-        print(
-            f"make verify: {node_name()!r} cannot name a node (it becomes measurements/<experiment>/<node>.json); "
-            "set VERIFY_NODE to letters, digits, '.', '-' or '_'",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    failed = 0
-    started_all = time.perf_counter()
-    timings: dict[str, dict[str, float]] = {}
-    for i, module in enumerate(chosen, 1):
-        print(f"[{i}/{len(chosen)}] {module.ID}: {module.PURPOSE}", flush=True)
-        started = time.perf_counter()
-        first_process = len(LEDGER)
-        provenance = collect(device)
-        error = None
-        with tempfile.TemporaryDirectory(prefix=f"verify-{module.ID}-") as tmp:
-            try:
-                outcome = module.run(device, args.repeats, Path(tmp))
-            except Exception as exc:
-                outcome, error = None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
-                print(f"    crashed: {type(exc).__name__}: {exc}", flush=True)
-        provenance["duration_s"] = round(time.perf_counter() - started, 3)
-        provenance["repeats"] = args.repeats
-        if outcome is not None:
-            outcome.gate(
-                "the user's own JIT cache was not touched",
-                cachedir.listing(cachedir.user_cache()) == user_cache_before,
-                str(cachedir.user_cache()),
-            )
-        gates = outcome.gates if outcome else []
-        ok = outcome is not None and bool(gates) and all(g.passed for g in gates)
-        measurement = Measurement(
-            experiment=module.ID,
-            purpose=module.PURPOSE,
-            code_hash=experiment_hash(module),
-            status="ok" if ok else "failed",
-            provenance=provenance,
-            gates=gates,
-            results=outcome.results if outcome else [],
-            error=error,
-        )
-        try:
-            path = record(measurement, Path(args.out))
-        except MeasurementError as exc:  # a result the format refuses (NaN, a bad name): nothing written
-            print(f"    not recorded: {exc.message}", flush=True)
-            failed += 1
-            continue
-        for gate in gates:
-            print(f"    {'pass' if gate.passed else 'FAIL'}  {gate.name}  {gate.detail}".rstrip())
-        print(f"    -> {path} ({provenance['duration_s']} s)" + ("" if ok else "  FAILED"), flush=True)
-        timings[module.ID] = phase_totals(LEDGER[first_process:], provenance["duration_s"])
-        print(f"    time: {describe_phases(timings[module.ID])}", flush=True)
-        failed += not ok
-    total = time.perf_counter() - started_all
-    print(f"{len(chosen) - failed} of {len(chosen)} experiments passed in {total:.1f} s")
-    if args.timing:
-        report = {"spawn": SPAWN, "repeats": args.repeats, "total_s": round(total, 3), "experiments": timings}
-        write_text_atomic(Path(args.timing), json.dumps(report, indent=2) + "\n")
-    return EXIT_FAILED if failed else EXIT_OK
-
-
-PHASES = ("start_s", "import_s", "init_s", "compile_s", "load_s", "run_s", "other_step_s", "exit_s")
-PHASE_LABELS = {
-    "start_s": "process start",
-    "import_s": "imports",
-    "init_s": "cuInit+context",
-    "compile_s": "compile",
-    "load_s": "load",
-    "run_s": "run",
-    "other_step_s": "other",
-    "exit_s": "process exit",
-    "runner_s": "in the runner",
-}
-
-
-def phase_totals(entries: list[dict[str, Any]], duration_s: float) -> dict[str, float]:
-    """Seconds per phase over an experiment's fresh processes, plus what the runner itself
-    spent (building images, listing caches) outside them."""
-    totals = {phase: round(sum(e[phase] for e in entries), 3) for phase in PHASES}
-    totals["runner_s"] = round(max(0.0, duration_s - sum(e["wall_s"] for e in entries)), 3)
-    totals["processes"] = len(entries)
-    totals["wall_s"] = duration_s
-    return totals
-
-
-def describe_phases(totals: dict[str, float]) -> str:
-    parts = [f"{PHASE_LABELS[k]} {totals[k]:.1f} s" for k in (*PHASES, "runner_s") if totals[k] >= 0.05]
-    return f"{int(totals['processes'])} processes; " + ", ".join(parts)
+        return run_all(chosen, args)
 
 
 if __name__ == "__main__":

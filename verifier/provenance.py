@@ -11,8 +11,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .cuda import CudaError, Device, compile_source, nvrtc_version, ptx_isa_version
-from .experiment import ROOT
+from verifier.cuda import CudaError, Device, compile_source, nvrtc_version, ptx_isa_version
+from verifier.experiment import ROOT
 
 
 def _version(package: str) -> str:

@@ -10,13 +10,21 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from cudagloss.measurement import ExperimentInfo, code_hash
-
-from . import arch_matrix, jit_cache, no_kernel_image, ptx_jit
-from .experiment import ROOT
+from cudagloss.model.measurement import ExperimentInfo, code_hash
+from verifier.experiment import ROOT
+from verifier.experiments import arch_matrix, jit_cache, no_kernel_image, ptx_jit
 
 EXPERIMENTS: list[ModuleType] = [ptx_jit, jit_cache, no_kernel_image, arch_matrix]
-SHARED = ["__main__.py", "cuda.py", "experiment.py", "worker.py", "saxpy.py", "cachedir.py"]
+SHARED = [
+    "__main__.py",
+    "runner.py",
+    "spawn.py",
+    "worker.py",
+    "cuda.py",
+    "experiment.py",
+    "cachedir.py",
+    "kernels/saxpy.py",
+]
 """Code every experiment runs through (the runner sets the environment): a change to it makes
 every measurement stale."""
 

@@ -24,7 +24,7 @@ import os  # noqa: E402
 import sys  # noqa: E402
 from typing import Any  # noqa: E402
 
-from .cuda import CudaError  # noqa: E402
+from verifier.cuda import CudaError  # noqa: E402
 
 PRELOAD = ("numpy", "cuda.bindings.driver", "cuda.bindings.nvrtc")
 """What the zygote imports once. Importing these loads no CUDA library state: the driver

@@ -1,0 +1,1 @@
+"""The command line: one module per verb; main.py parses and is the one error boundary."""

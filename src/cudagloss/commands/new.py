@@ -1,0 +1,150 @@
+"""The `new` stage: a term file for a new term, with every field, ready to fill in.
+
+The file it writes passes `cudagloss check` as it is (an empty term is still a valid
+one), so an author can build and preview before writing a word. It never overwrites: the
+file is created with O_EXCL semantics (a hard link of a finished temporary file), and a
+name that another term already uses, as its name or an alias, is refused too.
+
+The name is data from the command line (`make new` hands it over in the environment,
+never through a shell): a name whose slug would not be a plain file name in terms/, or
+with control, bidi or zero-width characters, is refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+import yaml
+
+from cudagloss.errors import Diagnostic, GlossaryError, did_you_mean, display_path
+from cudagloss.files.atomic import create_text_exclusive
+from cudagloss.load.terms import MODELINE_PREFIX, SCHEMA_NAME, load_sections, load_term, term_files
+from cudagloss.model.term import SLUG_PATTERN
+
+
+def slugify(name: str) -> str:
+    """'Fat binary' -> 'fat-binary', 'cuModuleLoadData()' -> 'cumoduleloaddata', 'Éclair' ->
+    'eclair', 'Straße' -> 'strasse'. '' (so: pass --slug) where a letter or digit has no
+    ASCII spelling: 'Ωmega' as 'mega' would name the file after another word."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", name).casefold())
+    kept = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    if any(not ch.isascii() and unicodedata.category(ch)[0] in "LN" for ch in kept):
+        return ""
+    return re.sub(r"[^a-z0-9]+", "-", kept).strip("-")
+
+
+def question_title(name: str) -> str:
+    """A first guess at the page title, for the author to correct: 'What is a fat binary?'.
+    All-capital words (PTX, JIT) keep their case; the article is a guess from the spelling."""
+    first, _, rest = name.partition(" ")
+    if first.isupper() or any(c.isupper() for c in first[1:]):
+        return f"What is {name}?"
+    shown = first.lower() + (f" {rest}" if rest else "")
+    article = "an" if shown[:1] in "aeiou" else "a"
+    return f"What is {article} {shown}?"
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted scalar."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def term_text(name: str, section: str, sections: list[str]) -> str:
+    """The new file's text: every field of the model, placeholders that pass the checks,
+    and comments that say what goes where."""
+    return f"""{MODELINE_PREFIX}../schema/{SCHEMA_NAME}
+name: {_quoted(name)}
+title: {_quoted(question_title(name))}  # the page title, as a reader's question
+definition: >-
+  One sentence that says what {name} is, shown first on its page and as the hover text
+  of every link to it.
+section: {section}  # one of: {", ".join(sections)}
+aliases: []  # other names readers use; search finds them
+abbreviations: []  # short forms such as JIT
+plurals: []
+error_strings: []  # exact messages a reader may paste into search
+body: |
+  The explanation, in Markdown. A number about a GPU is never typed: cite an experiment
+  under measurements, then show one of its results with measured("experiment-id",
+  "result_name") in double curly braces (AUTHORING.md has an example).
+related: []  # slugs of related terms (file names without .yaml)
+where_you_meet_this: []
+#  - label: the API, tool or message where a reader meets it
+#    link: https://docs.nvidia.com/cuda/  # a URL or a term slug
+#    note: What happens there.
+sources: []
+#  - title: The public page a fact comes from
+#    url: https://docs.nvidia.com/cuda/
+measurements: []
+#  - experiment: ptx-jit  # `make verify ARGS=--list` lists them
+#    note: Why this page cites it.
+byline:  # filled from git history by `make links`; a value set by hand is kept
+  written_by: pending
+  reviewed_by: pending
+  written_on: pending
+  last_checked_on: pending
+"""
+
+
+MAX_NAME, MAX_SLUG = 200, 100
+
+
+def _hidden(name: str) -> str | None:
+    """The first control, format (bidi, zero-width), private-use or unassigned character."""
+    return next((c for c in name if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")), None)
+
+
+def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | None = None) -> Path:
+    """Create terms/<slug>.yaml for name; GlossaryError says why not, with a hint."""
+    name = unicodedata.normalize("NFC", " ".join(name.split()))
+    shown_folder = display_path(terms)
+    slug = slug or slugify(name)
+    plain = bool(re.fullmatch(SLUG_PATTERN, slug)) and len(slug) <= MAX_SLUG
+    where = f"{shown_folder}/{slug if plain else '?'}.yaml"
+
+    def refuse(message: str, hint: str) -> GlossaryError:
+        return GlossaryError([Diagnostic(where, 1, 1, message, hint)])
+
+    if not name:
+        raise refuse("the term has no name", 'give it one: cudagloss new "Fat binary"')
+    hidden = _hidden(name)
+    if hidden is not None:
+        what = unicodedata.name(hidden, "a control character")
+        raise refuse(f"the name holds an invisible character, U+{ord(hidden):04X} {what}", "type the name plainly")
+    if len(name) > MAX_NAME:
+        raise refuse(f"the name is {len(name)} characters long", f"a term's name has at most {MAX_NAME}")
+    if not plain:
+        raise refuse(
+            f"{slug[:MAX_SLUG]!r} is not a valid slug" if slug else "the name's letters spell no file name in ASCII",
+            f"pass --slug with lower-case letters, digits and dashes (at most {MAX_SLUG}), e.g. --slug fat-binary",
+        )
+    sections_file, _, diags = load_sections(terms)
+    if sections_file is None:
+        raise GlossaryError(diags)
+    known = [s.slug for s in sections_file.sections]
+    chosen = section or (known[0] if known else "")
+    if chosen not in known:
+        raise refuse(
+            f"unknown section {chosen[:MAX_SLUG]!r}{did_you_mean(chosen, known)}", f"sections: {', '.join(known)}"
+        )
+    path = terms / f"{slug}.yaml"
+    if path.exists():
+        raise refuse("the term already exists; nothing was changed", f"edit {where}, or pass --slug for another file")
+    wanted = name.casefold()
+    for other in term_files(terms):
+        loaded, _ = load_term(other)
+        if loaded is not None and wanted in (form.casefold() for form in loaded.surface_forms):
+            raise refuse(
+                f"'{name}' is already a name or alias of {display_path(other)}",
+                "edit that term, or choose a name readers do not already find there",
+            )
+    text = term_text(name, chosen, known)
+    if (yaml.safe_load(text) or {}).get("name") != name:  # the name must come back as typed
+        raise refuse("this name cannot be written into a term file as it is", "type the name plainly")
+    try:
+        create_text_exclusive(path, text)
+    except FileExistsError:
+        raise refuse("the term already exists; nothing was changed", f"edit {where}") from None
+    return path

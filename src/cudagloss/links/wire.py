@@ -1,0 +1,182 @@
+"""What the link checker takes off the wire, read as hostile: every server is someone else's.
+
+Bodies are decoded here rather than by httpx, so that the body cap bounds the decoded bytes
+too (a gzip bomb of 64 KiB inflates to gigabytes); Retry-After is read strictly (plain ASCII
+seconds or an HTTP-date, anything else ignored); and every string a server chose (a Location,
+an error message) is made printable and short before it reaches a report or a terminal.
+Standard library only: the decoding and parsing here raise nothing but BodyDecodeError.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import socket
+import zlib
+from typing import Any
+from urllib.parse import urlsplit
+
+MAX_CODINGS = 2
+"""More content codings than this on one body is no real server: the body is not inspected."""
+
+
+class BodyDecodeError(Exception):
+    """The body does not decode as its Content-Encoding says (a browser shows an error page)."""
+
+
+class _Inflate:
+    """One zlib-family coding, inflated at most `room` bytes at a time (zlib's max_length),
+    so no input, however compressed, makes more output than asked for."""
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        # gzip: header and trailer; deflate: zlib-wrapped per the RFC, raw deflate as a fallback
+        self._d = zlib.decompressobj(zlib.MAX_WBITS | 16 if coding in ("gzip", "x-gzip") else zlib.MAX_WBITS)
+        self._started = False
+
+    def decode(self, data: bytes, room: int) -> bytes:
+        if self._d.eof or room <= 0:  # max_length 0 would mean "no limit" to zlib
+            return b""
+        data = self._d.unconsumed_tail + data
+        try:
+            out = self._d.decompress(data, room)
+        except zlib.error as exc:
+            if self.coding == "deflate" and not self._started:
+                self._d = zlib.decompressobj(-zlib.MAX_WBITS)
+                self._started = True
+                return self.decode(data, room)
+            raise BodyDecodeError(f"the body does not decode as {self.coding} ({exc})") from None
+        self._started = True
+        return out
+
+
+class BoundedBody:
+    """The first `limit` decoded bytes of a body, fed raw chunks as they arrive.
+
+    An unknown or implausible Content-Encoding leaves the body opaque: it is read (up to the
+    cap) but not inspected, since we did not ask for that coding and cannot judge it."""
+
+    def __init__(self, content_encoding: str, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.opaque = False
+        codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
+        codings = [c for c in codings if c != "identity"]
+        known = ("gzip", "x-gzip", "deflate")
+        if len(codings) > MAX_CODINGS or any(c not in known for c in codings):
+            self.opaque, codings = True, []
+        self._layers = [_Inflate(c) for c in reversed(codings)]  # the last coding applied is undone first
+
+    @property
+    def full(self) -> bool:
+        return len(self.data) >= self.limit
+
+    def feed(self, raw: bytes) -> None:
+        """Decode raw into the body, never past the cap; raises BodyDecodeError."""
+        if self.opaque or self.full:
+            return
+        chunk = raw
+        for layer in self._layers:
+            chunk = layer.decode(chunk, self.limit - len(self.data))
+        self.data += chunk[: self.limit - len(self.data)]
+
+    def content(self) -> bytes:
+        return b"" if self.opaque else bytes(self.data)
+
+
+SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie")
+
+
+class CredentialRefused(Exception):
+    """A request that would carry a credential; it is never sent."""
+
+
+def refuse_credentials(request: Any) -> None:
+    """The last look at a request (an httpx.Request) before the wire: no user name or password
+    in its URL, and no header that carries a secret, whatever built it."""
+    if request.url.userinfo:
+        raise CredentialRefused("the request URL carries credentials; they are never sent")
+    for name in SECRET_HEADERS:
+        request.headers.pop(name, None)
+
+
+_DAYS = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
+_LONG_DAYS = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MON = "(" + "|".join(_MONTHS) + ")"
+_TIME = r"([0-9]{2}):([0-9]{2}):([0-9]{2})"
+# RFC 9110 section 5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms, exactly.
+_IMF = re.compile(rf"{_DAYS}, ([0-9]{{2}}) {_MON} ([0-9]{{4}}) {_TIME} GMT")
+_RFC850 = re.compile(rf"{_LONG_DAYS}, ([0-9]{{2}})-{_MON}-([0-9]{{2}}) {_TIME} GMT")
+_ASCTIME = re.compile(rf"{_DAYS} {_MON} ([ 0-9][0-9]) {_TIME} ([0-9]{{4}})")
+_SECONDS = re.compile(r"[0-9]{1,10}")
+
+
+def _http_date(value: str) -> dt.datetime | None:
+    if m := _IMF.fullmatch(value):
+        day, mon, year, hh, mm, ss = m.groups()
+    elif m := _RFC850.fullmatch(value):
+        day, mon, yy, hh, mm, ss = m.groups()
+        year = str(2000 + int(yy) if int(yy) < 70 else 1900 + int(yy))
+    elif m := _ASCTIME.fullmatch(value):
+        mon, day, hh, mm, ss, year = m.groups()
+    else:
+        return None
+    try:
+        when = dt.datetime(
+            int(year), _MONTHS.index(mon) + 1, int(day), int(hh), int(mm), int(ss), tzinfo=dt.timezone.utc
+        )
+    except ValueError:  # 31 February, hour 25, ...
+        return None
+    return when
+
+
+def retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a Retry-After header: ASCII digits (at most ten) or an HTTP-date;
+    None for anything else, which is then ignored rather than trusted or fatal."""
+    if not value or len(value) > 64 or not value.isascii():
+        return None
+    value = value.strip()
+    if _SECONDS.fullmatch(value):
+        return float(int(value))
+    when = _http_date(value)
+    return None if when is None else max(0.0, when.timestamp() - now)
+
+
+_TITLE = re.compile(rb"<title[^>]{0,200}>([^<]{0,1000})</title>", re.I)
+_NOT_FOUND = re.compile(rb"404|not found|no longer exists", re.I)
+
+
+def looks_not_found(body: bytes) -> bool:
+    """A title saying the page was not found (a soft 404). Every repetition is bounded, so a
+    hostile body cannot make the search quadratic."""
+    return any(_NOT_FOUND.search(m.group(1)) for m in _TITLE.finditer(body))
+
+
+def redacted(url: str) -> str:
+    """url with any user name and password replaced by ***, for reports (never for requests)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority = rest[:end]
+    if "@" not in authority:
+        return url
+    return f"{scheme}://***@{authority.rpartition('@')[2]}{rest[end:]}"
+
+
+def host_of(url: str) -> str:
+    """The lower-cased host of a URL that url_problem has passed."""
+    return (urlsplit(url).hostname or "").lower()
+
+
+def is_dns_failure(exc: BaseException) -> bool:
+    """A name lookup failed somewhere down exc's chain of causes."""
+    cause: BaseException | None = exc
+    for _ in range(16):  # a chain of causes is short; a cycle would not end
+        if cause is None:
+            return False
+        if isinstance(cause, socket.gaierror):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False

@@ -1,0 +1,242 @@
+"""Load stage: read every term file of a folder into the model, collecting all mistakes.
+
+Files whose names start with '_' are not terms (`_sections.yaml` lists the sections).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from cudagloss.check.fields import bounds
+from cudagloss.check.validate import validate
+from cudagloss.errors import Diagnostic, GlossaryError, display_path
+from cudagloss.load.convert import INVALID, Converter
+from cudagloss.load.yamlnodes import compose
+from cudagloss.model.corpus import Corpus, LoadedTerm
+from cudagloss.model.measurements import MeasurementSet
+from cudagloss.model.positions import Positions
+from cudagloss.model.term import SectionsFile, Term, is_slug
+from cudagloss.text.characters import scan_text
+
+SECTIONS_FILE = "_sections.yaml"
+MODELINE_PREFIX = "# yaml-language-server: $schema="
+SCHEMA_NAME = "term.schema.json"
+FILE_MAX = 256 * 1024
+"""Bytes a term file (or the sections file) may have; checked before it is read or parsed."""
+
+
+def term_files(folder: Path) -> list[Path]:
+    """The term files of a folder, sorted by name: every '.yaml' or '.yml' name, whatever it
+    is (a link, a FIFO, a folder: reading refuses those); not '_*' nor editor locks ('.#*')."""
+    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith(("_", ".#")))
+
+
+def shown_path(path: Path, root: Path | None) -> str:
+    """path as diagnostics show it: its folder relative to root, then its own name, so that a
+    link is named as the author sees it (never by where it leads, nor resolved round a loop)."""
+    folder = display_path(path.parent, root)
+    return path.name if folder == "." else f"{folder}/{path.name}"
+
+
+def boundary(folder: Path, root: Path | None) -> Path:
+    """The folder no term file may lead out of: the repository root, or the terms folder's
+    parent when none is given (as the link checker's stamping has it)."""
+    return (root if root is not None else folder.absolute().parent).resolve()
+
+
+def _refused(path: Path, top: Path) -> tuple[str, str] | None:
+    """Why path may not be read (message, hint), judged without opening it: a link that leads
+    out of top (or into a hidden file there, such as .git/config), or anything but a regular
+    file (a FIFO would hang the reader; a device could be anything)."""
+    link_hint = "replace the link with the file itself, or link to a file inside the repository"
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return "is a symbolic link that leads nowhere (or round in a loop)", link_hint
+        if not target.is_relative_to(top):
+            return "is a symbolic link to a file outside the repository; it would publish that file", link_hint
+        if any(part.startswith(".") for part in target.relative_to(top).parts):
+            return "is a symbolic link to a hidden file of the repository; it would publish that file", link_hint
+        info = os.stat(target)
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file", "a term file is a plain YAML file: remove this one or rename it"
+    return None
+
+
+def _read(path: Path, shown: str, top: Path) -> tuple[str | None, list[Diagnostic]]:
+    """The file's text, or why it cannot be a term file: refused by _refused (and then never
+    opened), unreadable, not UTF-8, or over FILE_MAX bytes (counted before parsing, never read past)."""
+    try:
+        refused = _refused(path, top)
+        if refused:
+            return None, [Diagnostic(shown, 1, 1, *refused)]
+        fd = os.open(path.resolve(), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since it was looked at
+                return None, [Diagnostic(shown, 1, 1, "is not a regular file", "")]
+            data = f.read(FILE_MAX + 1)
+        if len(data) > FILE_MAX:
+            return None, [
+                Diagnostic(
+                    shown,
+                    1,
+                    1,
+                    f"the file is larger than {FILE_MAX // 1024} KB",
+                    "a term is one page: shorten the body, or split it into several terms",
+                )
+            ]
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        return None, [
+            Diagnostic(shown, 1, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})", "save the file as UTF-8")
+        ]
+    except OSError as exc:
+        return None, [Diagnostic(shown, 1, 1, f"cannot read the file: {exc.strerror}", "")]
+
+
+def _modeline(shown: str, text: str) -> list[Diagnostic]:
+    first = text.split("\n", 1)[0].strip()
+    if first.startswith(MODELINE_PREFIX) and first.endswith(SCHEMA_NAME):
+        return []
+    return [
+        Diagnostic(
+            shown,
+            1,
+            1,
+            "the first line must be the schema modeline",
+            f"start the file with '{MODELINE_PREFIX}../schema/{SCHEMA_NAME}' so editors check it",
+        )
+    ]
+
+
+_Loaded = tuple[LoadedTerm | None, list[Diagnostic]]
+_last_loaded: dict[tuple[Path, str], tuple[str, _Loaded]] = {}
+"""The last text read from each file and what it loaded to: `mkdocs serve` rebuilds the
+whole glossary after every edit, and this makes every unchanged file cost one read."""
+
+
+def load_term(path: Path, root: Path | None = None, top: Path | None = None) -> _Loaded:
+    """Read one term file; return the term (None when unusable) and every mistake found.
+    top: the folder it may not lead out of (see boundary)."""
+    shown = shown_path(path, root)
+    text, diags = _read(path, shown, top or boundary(path.parent, root))
+    if text is None:
+        return None, diags
+    last = _last_loaded.get((path, shown))
+    if last is not None and last[0] == text:
+        return last[1][0], list(last[1][1])
+    result = _parse_term(path, shown, text)
+    _last_loaded[(path, shown)] = (text, (result[0], list(result[1])))
+    return result
+
+
+def _parse_term(path: Path, shown: str, text: str) -> _Loaded:
+    diags = _modeline(shown, text)
+    slug = path.stem
+    if not is_slug(slug):
+        diags.append(
+            Diagnostic(
+                shown,
+                1,
+                1,
+                f"file name '{path.name}' is not a valid slug",
+                "name term files in lower case with dashes, e.g. 'jit-compilation.yaml'",
+            )
+        )
+    hidden = scan_text(shown, text)
+    if hidden:  # a refused character makes only follow-on errors
+        return None, diags + hidden
+    node, found = compose(shown, text)
+    diags += found
+    if node is None or found:  # so does a refused tag or alias
+        return None, diags
+    conv = Converter(shown)
+    term = conv.convert(node, Term, "")
+    diags += conv.diagnostics
+    if term is INVALID:
+        return None, diags
+    too_big = bounds(shown, term, conv.positions)
+    if too_big:  # nothing renders or compares a value past its bound
+        return None, diags + too_big
+    return LoadedTerm(slug=slug, path=shown, file=path, term=term, positions=conv.positions), diags
+
+
+def load_sections(folder: Path, root: Path | None = None) -> tuple[SectionsFile | None, str, list[Diagnostic]]:
+    """The sections file of folder, where it is shown, and every mistake found in it."""
+    sections, shown, diags, _ = _load_sections(folder, root)
+    return sections, shown, diags
+
+
+def _load_sections(
+    folder: Path, root: Path | None = None
+) -> tuple[SectionsFile | None, str, list[Diagnostic], Positions]:
+    path = folder / SECTIONS_FILE
+    shown = shown_path(path, root)
+    if not os.path.lexists(path):
+        missing = Diagnostic(
+            shown,
+            1,
+            1,
+            "the sections file is missing",
+            "create it with 'sections:' and one '- slug: ...' / 'title: ...' entry per section",
+        )
+        return None, shown, [missing], Positions()
+    text, diags = _read(path, shown, boundary(folder, root))
+    if text is None:
+        return None, shown, diags, Positions()
+    hidden = scan_text(shown, text)
+    if hidden:
+        return None, shown, hidden, Positions()
+    node, diags = compose(shown, text)
+    if node is None:
+        return None, shown, diags, Positions()
+    conv = Converter(shown)
+    sections = conv.convert(node, SectionsFile, "")
+    diags += conv.diagnostics
+    if sections is INVALID:
+        return None, shown, diags, conv.positions
+    too_big = bounds(shown, sections, conv.positions)
+    return (None if too_big else sections), shown, diags + too_big, conv.positions
+
+
+def load_corpus(
+    folder: Path,
+    root: Path | None = None,
+    *,
+    measurements: MeasurementSet | None = None,
+    found_before: list[Diagnostic] | None = None,
+) -> Corpus:
+    """Load all terms of folder and check them (and their citations of measurements); raise
+    GlossaryError with every mistake, including found_before (e.g. from the measurement
+    files). Warnings alone do not raise: they are kept on the corpus."""
+    if not folder.is_dir():
+        raise GlossaryError(
+            [Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")]
+        )
+    top = boundary(folder, root)
+    if folder.is_symlink() and not folder.resolve().is_relative_to(top):
+        message = "is a symbolic link to a folder outside the repository; it would publish its files"
+        raise GlossaryError([Diagnostic(shown_path(folder, root), 1, 1, message, "keep the terms in the repository")])
+    diagnostics: list[Diagnostic] = list(found_before or [])
+    sections, sections_path, found, sections_positions = _load_sections(folder, root)
+    diagnostics += found
+    terms: list[LoadedTerm] = []
+    all_slugs: dict[str, list[str]] = {}
+    for path in term_files(folder):
+        all_slugs.setdefault(path.stem, []).append(shown_path(path, root))
+        loaded, found = load_term(path, root, top)
+        diagnostics += found
+        if loaded is not None:
+            terms.append(loaded)
+    corpus = Corpus(
+        folder, terms, sections.sections if sections else [], sections_path, measurements, sections_positions
+    )
+    diagnostics += validate(corpus, all_slugs=all_slugs, sections_loaded=sections is not None)
+    if any(not d.warning for d in diagnostics):
+        raise GlossaryError(diagnostics)
+    corpus.warnings = sorted(diagnostics)
+    return corpus

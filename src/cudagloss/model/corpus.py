@@ -1,0 +1,113 @@
+"""Loaded data: the terms of one folder, with where each came from, and lookups over them."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cudagloss.errors import Diagnostic
+from cudagloss.model.measurements import MeasurementSet
+from cudagloss.model.positions import Positions
+from cudagloss.model.term import Section, Term
+
+
+@dataclass(frozen=True)
+class LoadedTerm:
+    """A term as read from its file: the model plus its slug, file and value positions."""
+
+    slug: str
+    path: str
+    """The file as shown in diagnostics (relative to the working directory when inside it)."""
+    file: Path
+    term: Term
+    positions: Positions
+
+    def at(self, where: str) -> tuple[int, int]:
+        return self.positions.at(where)
+
+    @property
+    def surface_forms(self) -> list[str]:
+        """Every way a body may mention this term: name, aliases, abbreviations, plurals."""
+        t = self.term
+        return [t.name, *t.aliases, *t.abbreviations, *t.plurals]
+
+
+@dataclass
+class Corpus:
+    """All terms of a glossary and its sections, in file-name order."""
+
+    root: Path
+    terms: list[LoadedTerm]
+    sections: list[Section]
+    sections_path: str = ""
+    measurements: MeasurementSet | None = None
+    """The measurement files the terms may cite; None when the glossary has none configured."""
+    sections_positions: Positions = field(default_factory=Positions)
+    """Where each value of the sections file is, for diagnostics ('sections[2].slug')."""
+    warnings: list[Diagnostic] = field(default_factory=list)
+    """What was found but does not stop a build (e.g. stale measurements); strict runs fail on it."""
+    _by_slug: dict[str, LoadedTerm] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_slug = {t.slug: t for t in self.terms}
+
+    def __iter__(self) -> Iterator[LoadedTerm]:
+        return iter(self.terms)
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def __contains__(self, slug: object) -> bool:
+        return slug in self._by_slug
+
+    def get(self, slug: str) -> LoadedTerm | None:
+        return self._by_slug.get(slug)
+
+    def __getitem__(self, slug: str) -> LoadedTerm:
+        return self._by_slug[slug]
+
+    def section(self, slug: str) -> Section | None:
+        return next((s for s in self.sections if s.slug == slug), None)
+
+    def in_section(self, slug: str) -> list[LoadedTerm]:
+        return sorted((t for t in self.terms if t.term.section == slug), key=sort_key)
+
+    def alphabetical(self) -> list[LoadedTerm]:
+        return sorted(self.terms, key=sort_key)
+
+
+OTHERS = "0–9"
+"""The index heading of names that do not start with a letter of A–Z (digits, symbols, Ω...)."""
+
+
+_UNDECOMPOSED = str.maketrans(
+    {"æ": "ae", "œ": "oe", "ø": "o", "ð": "d", "þ": "th", "ł": "l", "đ": "d", "ħ": "h", "ı": "i", "ŧ": "t"}
+)
+"""Latin letters that NFKD leaves whole, as a reader of an A–Z index files them."""
+
+
+def _folded(name: str) -> str:
+    """name as an A–Z index reads it: leading quotes dropped, case folded, accents removed
+    ('Éclair' -> 'eclair', 'ẞx' -> 'ssx'); letters with no ASCII form ('Ω') are kept."""
+    text = name.strip("\"'“”").casefold().translate(_UNDECOMPOSED)
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+
+
+def sort_key(term: LoadedTerm) -> tuple[bool, str, str, str]:
+    """A–Z order by name, ignoring case, accents and leading quotes; names filed under
+    OTHERS first, so that each index heading's terms stand together."""
+    folded = _folded(term.term.name)
+    return (_letter(folded) != OTHERS, folded, term.term.name.casefold(), term.slug)
+
+
+def _letter(folded: str) -> str:
+    first = folded[:1]
+    return first.upper() if first.isascii() and first.isalpha() else OTHERS
+
+
+def index_letter(term: LoadedTerm) -> str:
+    """The A–Z index heading a term is listed under: the ASCII letter its first letter folds to
+    ('É' under E, 'ẞ' under S), OTHERS for the rest. Headings become ASCII anchors."""
+    return _letter(_folded(term.term.name))

@@ -1,0 +1,227 @@
+"""Measurement files: what one experiment found on one GPU node, with where and how.
+
+Machines write these (as JSON, under measurements/<experiment>/<node>.json); pages cite
+them. The format carries a version, and a loader refuses versions it does not know
+instead of guessing. A run that failed a gate or crashed is written beside the last good
+file (<node>.failed.json), never over it. Each file records the hash of the experiment's
+code, so a number measured by code that has since changed is detected as stale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from cudagloss.files.atomic import write_text_atomic
+from cudagloss.model.measurement_rules import (
+    FORMAT_VERSION,
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    MAX_VALUES,
+    TEXT_MAX,
+    check,
+    fit_text,
+)
+from cudagloss.model.urls import measurement_path
+from cudagloss.text.strictjson import JsonProblem, line_col, parse
+
+__all__ = [
+    "FORMAT_VERSION",
+    "HINT",
+    "MAX_FILE_BYTES",
+    "ExperimentInfo",
+    "Gate",
+    "Measurement",
+    "MeasurementError",
+    "Problem",
+    "Result",
+    "code_hash",
+    "parse_measurement",
+    "read_measurement_text",
+    "record",
+]
+
+Status = Literal["ok", "failed", "skipped"]
+Value = float | int | str | bool | None
+HINT = "measurement files are written by make verify; re-run it on a GPU node rather than editing the file"
+MAX_REPORTED = 50
+"""Problems reported per file; a file with more says how many it left out."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a measurement file, at its line and column."""
+
+    line: int
+    col: int
+    message: str
+    hint: str = HINT
+
+
+class MeasurementError(Exception):
+    """A measurement file that cannot be used as it is: every problem found in it, each at its
+    line and column; line, col, message and hint are those of the first."""
+
+    def __init__(self, shown: str, problems: Sequence[Problem]) -> None:
+        self.shown = shown
+        self.problems = list(problems) or [Problem(1, 1, "cannot be used")]
+        first = self.problems[0]
+        self.line, self.col, self.message, self.hint = first.line, first.col, first.message, first.hint
+        super().__init__("\n".join(f"{shown}:{p.line}:{p.col}: {p.message}" for p in self.problems))
+
+    @classmethod
+    def one(cls, shown: str, message: str, line: int = 1, col: int = 1) -> MeasurementError:
+        return cls(shown, [Problem(line, col, message)])
+
+
+@dataclass(frozen=True)
+class ExperimentInfo:
+    """What the site knows of an experiment without running it: its id, purpose, the file
+    its code lives in, and the hash of that code now (to tell whether a file is stale)."""
+
+    id: str
+    purpose: str
+    code_hash: str
+    source: str = ""
+    """The experiment's module, relative to the repository root."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A check that must pass for the results to count (e.g. 'output matches the CPU')."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One named value with its unit; timed values keep their raw samples beside the summary."""
+
+    name: str
+    value: Value
+    unit: str = ""
+    description: str = ""
+    samples: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """The whole file: experiment, provenance, gates and results."""
+
+    experiment: str
+    purpose: str
+    code_hash: str
+    status: Status
+    provenance: dict[str, Any]
+    gates: list[Gate] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+    error: str | None = None
+    format_version: int = FORMAT_VERSION
+
+    @property
+    def node(self) -> str:
+        return str(self.provenance.get("node", "unknown"))
+
+    def result(self, name: str) -> Result | None:
+        return next((r for r in self.results if r.name == name), None)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def code_hash(paths: Iterable[Path]) -> str:
+    """sha256 over the given source files (name and bytes), in the order given."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+def parse_measurement(text: str, shown: str) -> Measurement:
+    """Parse and check one measurement file's text; raise MeasurementError (naming shown) with
+    every problem found, each at the line and column of the value at fault."""
+    try:
+        parsed = parse(text, max_depth=MAX_DEPTH, max_values=MAX_VALUES)
+    except JsonProblem as exc:
+        raise MeasurementError.one(shown, f"not valid JSON: {exc.message}", *line_col(text, exc.offset)) from None
+    fields, issues = check(parsed.value, parsed.where, parsed.duplicates)
+    if issues:
+        issues.sort(key=lambda i: i.offset)  # stable: one value's issues stay in the order found
+        problems = [Problem(*line_col(text, i.offset), i.message, i.hint or HINT) for i in issues[:MAX_REPORTED]]
+        if len(issues) > MAX_REPORTED:  # positions cost a scan each: count the rest, never place them
+            problems.append(Problem(1, 1, f"and {len(issues) - MAX_REPORTED:,} more problems not shown"))
+        raise MeasurementError(shown, problems)
+    assert fields is not None
+    return Measurement(
+        experiment=fields["experiment"],
+        purpose=fields["purpose"],
+        code_hash=fields["code_hash"],
+        status=fields["status"],
+        provenance=fields["provenance"],
+        gates=[Gate(**g) for g in fields["gates"]],
+        results=[Result(**r) for r in fields["results"]],
+        error=fields["error"],
+    )
+
+
+def read_measurement_text(path: Path, shown: str) -> str:
+    """A measurement file's text, refusing what no run of make verify writes: a link, anything
+    but a regular file, more than MAX_FILE_BYTES, bytes that are not UTF-8, a byte-order mark."""
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            raise MeasurementError.one(shown, "is a symbolic link; measurement files are plain files")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise MeasurementError.one(shown, f"cannot read: {exc.strerror}") from None
+    try:  # a FIFO opened without blocking, or a folder, is refused before a byte is read
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise MeasurementError.one(shown, "is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1) if info.st_size <= MAX_FILE_BYTES else b"x" * (MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise MeasurementError.one(shown, f"cannot read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise MeasurementError.one(shown, f"is larger than {MAX_FILE_BYTES:,} bytes, the limit for a measurement file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[start : exc.start].decode("utf-8", errors="replace")) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise MeasurementError.one(shown, f"is not UTF-8: byte 0x{data[exc.start]:02X} here", line, col) from None
+    if text.startswith("\ufeff"):
+        raise MeasurementError.one(shown, "starts with a byte-order mark (U+FEFF), which JSON does not allow")
+    return text
+
+
+def record(measurement: Measurement, folder: Path) -> Path:
+    """Write a run's file: a good run replaces the last good file (and clears an old
+    failure); a failed run is written beside it, leaving the good file in place. The text is
+    checked by the same rules as the site reads it with, before its path is even formed, so
+    make verify never writes a file (or a name) that the site would refuse; a crash's error
+    text is made to fit them first."""
+    if measurement.error is not None:
+        measurement = dataclasses.replace(measurement, error=fit_text(measurement.error, TEXT_MAX))
+    text = measurement.to_json()
+    escaped = [ascii(name)[1:-1] for name in (measurement.experiment, measurement.node)]
+    parse_measurement(text, measurement_path(folder, *escaped, failed=measurement.status != "ok").as_posix())
+    good = measurement_path(folder, measurement.experiment, measurement.node)
+    bad = measurement_path(folder, measurement.experiment, measurement.node, failed=True)
+    good.parent.mkdir(parents=True, exist_ok=True)
+    target = good if measurement.status == "ok" else bad
+    write_text_atomic(target, text)
+    if target is good:
+        bad.unlink(missing_ok=True)
+    return target

@@ -1,0 +1,338 @@
+"""The rules every value in a measurement file meets, checked where it stands in the text.
+
+A measurement file is machine data, but anyone can edit or forge one in a pull request, and
+what it holds reaches pages, file names and anchors. So each value is typed and bounded:
+names are identifiers, units come from a small alphabet, text has a length limit and no
+control, invisible or direction-changing characters, numbers are finite and in range, and
+provenance holds single values. Each problem comes back with the offset of the value (or key)
+at fault. Standard library only: the verifier imports this on GPU nodes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cudagloss.text.emails import has_email, redact_email
+from cudagloss.text.strictjson import Key, Where
+
+FORMAT_VERSION = 1
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_DEPTH = 8
+"""The format nests four deep (file, results, one result, its samples)."""
+MAX_VALUES = 500_000
+LABEL_MAX = 200
+"""Names, units, gate names and provenance text."""
+DESCRIPTION_MAX = 1_000
+TEXT_MAX = 20_000
+"""A gate's detail, a text result (a JIT log) and a crash's error (a short traceback)."""
+MAX_GATES, MAX_RESULTS, MAX_SAMPLES, MAX_PROVENANCE = 1_000, 10_000, 100_000, 64
+FUTURE_SLACK = dt.timedelta(days=1)
+"""How far past now (UTC) a recorded_at may be: clocks drift, but a run is never from tomorrow."""
+INT_LIMIT = 2**53
+"""The largest magnitude of a number: integers up to it are exact in a double (and in a
+reader's JavaScript), and a page never shows a 300-digit number."""
+
+EXPERIMENT_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+){0,15}")
+NODE_NAME = re.compile(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+){0,31}")
+RESULT_NAME = re.compile(r"[a-z][a-z0-9_]{0,99}")
+PROVENANCE_KEY = re.compile(r"[a-z][a-z0-9_]{0,63}")
+GATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 '’,.;:()/_+=%×-]{0,199}")
+UNIT = re.compile(r"[A-Za-z0-9 %/·×µμ^°²³._()-]{0,40}")
+CODE_HASH = re.compile(r"[a-z0-9]{1,16}:[A-Za-z0-9]{1,128}")
+STATUSES = ("ok", "failed", "skipped")
+
+_TOP = ("experiment", "purpose", "code_hash", "status", "provenance", "gates", "results", "error", "format_version")
+_GATE = ("name", "passed", "detail")
+_RESULT = ("name", "value", "unit", "description", "samples")
+
+
+def is_experiment_id(name: str) -> bool:
+    return len(name) <= 64 and EXPERIMENT_ID.fullmatch(name) is not None
+
+
+def is_node_name(name: str) -> bool:
+    """A node name (it becomes the file name <node>.json): 'h200-lent', 'gpu01.example.org'."""
+    return len(name) <= 64 and NODE_NAME.fullmatch(name) is not None and not name.endswith(".failed")
+
+
+def first_unseen(text: str, *, multiline: bool = False) -> int | None:
+    """The index of the first control, invisible, direction-changing, private, unassigned or
+    surrogate character (tab and newline are allowed where multiline), or None."""
+    plain = text.replace("\n", "").replace("\t", "") if multiline else text
+    if plain.isprintable():
+        return None
+    return next(i for i, ch in enumerate(text) if not ch.isprintable() and not (multiline and ch in "\n\t"))
+
+
+def fit_text(text: str, limit: int = TEXT_MAX) -> str:
+    """Text made to pass the rules: unseen characters written as escapes, e-mail addresses
+    replaced by a marker, the middle of anything too long cut out (a crash's error is worth
+    keeping even when it is odd)."""
+    text = redact_email("".join(ch if ch.isprintable() or ch in "\n\t" else ascii(ch)[1:-1] for ch in text))
+    if len(text) <= limit:
+        return text
+    cut = "\n[… cut …]\n"
+    head = (limit - len(cut)) // 2
+    return text[:head] + cut + text[len(text) - (limit - len(cut) - head) :]
+
+
+def shown(value: str, limit: int = 40) -> str:
+    """A value quoted for a message: escaped (a terminal never sees its controls) and short."""
+    text = value if len(value) <= limit else value[:limit] + "…"
+    return ascii(text) if not (text.isascii() and text.isprintable()) else repr(text)
+
+
+MISSING: Any = object()
+"""A field that is absent: reported once, as missing, and not again as the wrong type."""
+
+
+def kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    return {str: "text", dict: "an object", list: "an array", type(None): "null"}.get(type(value), "a value")
+
+
+def dotted(path: tuple[Key, ...]) -> str:
+    """'results[3].unit'; a key that is not a plain name is quoted and escaped."""
+    steps = (
+        f"[{p}]" if isinstance(p, int) else f".{p}" if PROVENANCE_KEY.fullmatch(p) else f"[{shown(p)}]" for p in path
+    )
+    return "".join(steps).lstrip(".") or "the file"
+
+
+@dataclass(frozen=True)
+class Issue:
+    offset: int
+    message: str
+    hint: str = ""
+    """Empty for the usual hint (measurement files are written by make verify)."""
+
+
+class Checker:
+    """Walks a parsed file, collecting every Issue; each method returns the value or None."""
+
+    def __init__(self, where: Where) -> None:
+        self.where = where
+        self.issues: list[Issue] = []
+
+    def fail(self, path: tuple[Key, ...], message: str, *, key: str = "") -> None:
+        """An issue with the value at path, or (given key) with that key of the object at path."""
+        offset = self.where.offset((*path, key), key=True) if key else self.where.offset(path)
+        self.issues.append(Issue(offset, f"{dotted(path)}: {message}"))
+
+    def text(
+        self,
+        value: Any,
+        path: tuple[Key, ...],
+        limit: int,
+        *,
+        multiline: bool = False,
+        pattern: re.Pattern[str] | None = None,
+        like: str = "",
+    ) -> str | None:
+        if value is MISSING:
+            return None
+        if not isinstance(value, str):
+            self.fail(path, f"must be text, not {kind(value)}")
+            return None
+        if len(value) > limit:
+            self.fail(path, f"is {len(value):,} characters long; the limit is {limit:,}")
+            return None
+        bad = first_unseen(value, multiline=multiline)
+        if bad is not None:
+            char = value[bad]
+            name = unicodedata.name(char, "a control character")
+            self.fail(path, f"holds U+{ord(char):04X} ({name}) at character {bad + 1}; text here must be visible")
+            return None
+        if pattern is not None and (pattern.fullmatch(value) is None or len(value) > limit):
+            self.fail(path, f"{shown(value)} is not {like}")
+            return None
+        if has_email(value):
+            message = f"{dotted(path)}: holds an e-mail address, which would be published"
+            hint = "e-mail addresses are never published; remove it (make verify writes none)"
+            self.issues.append(Issue(self.where.offset(path), message, hint))
+            return None
+        return value
+
+    def name(self, value: Any, path: tuple[Key, ...], test: Callable[[str], bool], like: str) -> str | None:
+        checked = self.text(value, path, 64)
+        if checked is not None and not test(checked):
+            self.fail(path, f"{shown(checked)} is not {like}")
+            return None
+        return checked
+
+    def number(self, value: Any, path: tuple[Key, ...]) -> float | int | None:
+        if value is MISSING:
+            pass
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            self.fail(path, f"must be a number, not {kind(value)}")
+        elif isinstance(value, float) and not math.isfinite(value):
+            self.fail(path, "is too large to be a finite number")
+        elif isinstance(value, int) and abs(value) > INT_LIMIT:
+            self.fail(path, f"is an integer beyond ±2^53 ({len(str(abs(value)))} digits)")
+        elif abs(value) > INT_LIMIT:
+            self.fail(path, f"is {value:.3g}, beyond ±2^53 (no measurement here is that large)")
+        else:
+            return value
+        return None
+
+    def scalar(self, value: Any, path: tuple[Key, ...], text_limit: int, *, multiline: bool = False) -> Any:
+        if value is None or isinstance(value, bool):
+            return value
+        if value is MISSING:
+            return None
+        if isinstance(value, int | float):
+            return self.number(value, path)
+        if isinstance(value, str):
+            return self.text(value, path, text_limit, multiline=multiline)
+        self.fail(path, f"must be text, a number, true/false or null, not {kind(value)}")
+        return None
+
+    def fields(
+        self, value: Any, path: tuple[Key, ...], known: tuple[str, ...], required: tuple[str, ...]
+    ) -> dict[str, Any] | None:
+        """An object with only known keys and every required one."""
+        if not isinstance(value, dict):
+            self.fail(path, f"must be an object, not {kind(value)}")
+            return None
+        for key in value:
+            if key not in known:
+                self.fail(path, f"unknown field {shown(key)}", key=key)
+        for key in required:
+            if key not in value:
+                self.fail(path, f"missing field '{key}'")
+        return value
+
+    def array(self, value: Any, path: tuple[Key, ...], limit: int) -> list[Any]:
+        if value is MISSING:
+            return []
+        if not isinstance(value, list):
+            self.fail(path, f"must be an array, not {kind(value)}")
+            return []
+        if len(value) > limit:
+            self.fail(path, f"holds {len(value):,} items; the limit is {limit:,}")
+            return []
+        return value
+
+
+def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[dict[str, Any] | None, list[Issue]]:
+    """The file's fields, checked (None when any is wrong), and every issue found (keys
+    repeated in one object among them)."""
+    c = Checker(where)
+    if not isinstance(data, dict):
+        c.fail((), f"must be a JSON object, not {kind(data)}")
+        return None, c.issues
+    version = data.get("format_version")
+    if type(version) is not int or version != FORMAT_VERSION:
+        told = (
+            shown(version)
+            if isinstance(version, str)
+            else kind(version)
+            if isinstance(version, dict | list)
+            else version
+        )
+        message = f"measurement format version {told} is not known (this tool reads {FORMAT_VERSION})"
+        return None, [Issue(0, message, "update cudagloss, or re-run the experiment with `make verify`")]
+    c.issues += [Issue(offset, f"key {shown(key)} appears twice in one object") for offset, key in duplicates]
+    c.fields(data, (), _TOP, tuple(k for k in _TOP if k != "error"))
+    out: dict[str, Any] = {
+        "experiment": c.name(
+            data.get("experiment", MISSING), ("experiment",), is_experiment_id, "an experiment id like 'ptx-jit'"
+        ),
+        "purpose": c.text(data.get("purpose", MISSING), ("purpose",), DESCRIPTION_MAX),
+        "code_hash": c.text(
+            data.get("code_hash", MISSING), ("code_hash",), 160, pattern=CODE_HASH, like="a hash like 'sha256:…'"
+        ),
+        "status": c.text(data.get("status", MISSING), ("status",), 10),
+        "provenance": _provenance(c, data.get("provenance", MISSING)),
+        "gates": [
+            _gate(c, g, ("gates", i)) for i, g in enumerate(c.array(data.get("gates", MISSING), ("gates",), MAX_GATES))
+        ],
+        "results": _results(c, data.get("results", MISSING)),
+        "error": None if data.get("error") is None else c.text(data["error"], ("error",), TEXT_MAX, multiline=True),
+    }
+    if out["status"] is not None and out["status"] not in STATUSES:
+        c.fail(("status",), f"{shown(out['status'])} is not one of {', '.join(STATUSES)}")
+    return (None if c.issues else out), c.issues
+
+
+def _provenance(c: Checker, value: Any) -> dict[str, Any]:
+    path: tuple[Key, ...] = ("provenance",)
+    if value is MISSING:
+        return {}
+    if not isinstance(value, dict):
+        c.fail(path, f"must be an object, not {kind(value)}")
+        return {}
+    if len(value) > MAX_PROVENANCE:
+        c.fail(path, f"holds {len(value)} entries; the limit is {MAX_PROVENANCE}")
+        return {}
+    out = {}
+    for key, item in value.items():
+        if not (len(key) <= 64 and PROVENANCE_KEY.fullmatch(key)):
+            c.fail(path, f"{shown(key)} is not a name like 'gpu_name'", key=key)
+            continue
+        out[key] = c.scalar(item, (*path, key), LABEL_MAX)
+    node = value.get("node")
+    if isinstance(node, str) and out.get("node") is not None and not is_node_name(node):
+        c.fail((*path, "node"), f"{shown(node)} is not a node name like 'h200-lent' (set VERIFY_NODE to one)")
+    stamp = out.get("recorded_at")
+    if isinstance(stamp, str):
+        try:
+            when = dt.datetime.fromisoformat(stamp)
+        except ValueError:
+            c.fail((*path, "recorded_at"), f"{shown(stamp)} is not an ISO 8601 date and time")
+        else:
+            if when.tzinfo is None:  # make verify writes UTC; a time without a zone is read so
+                when = when.replace(tzinfo=dt.UTC)
+            if when > dt.datetime.now(dt.UTC) + FUTURE_SLACK:
+                c.fail((*path, "recorded_at"), f"{shown(stamp)} is in the future")
+    return out
+
+
+def _gate(c: Checker, value: Any, path: tuple[Key, ...]) -> dict[str, Any]:
+    gate = c.fields(value, path, _GATE, ("name", "passed"))
+    if gate is None:
+        return {}
+    passed = gate.get("passed")
+    if "passed" in gate and not isinstance(passed, bool):
+        c.fail((*path, "passed"), f"must be true or false, not {kind(passed)}")
+    like = "a gate name in letters, digits, spaces and plain punctuation"
+    return {
+        "name": c.text(gate.get("name", MISSING), (*path, "name"), LABEL_MAX, pattern=GATE_NAME, like=like),
+        "passed": passed,
+        "detail": c.text(gate.get("detail", ""), (*path, "detail"), TEXT_MAX, multiline=True),
+    }
+
+
+def _results(c: Checker, value: Any) -> list[dict[str, Any]]:
+    out = []
+    seen: set[str] = set()
+    for i, item in enumerate(c.array(value, ("results",), MAX_RESULTS)):
+        path: tuple[Key, ...] = ("results", i)
+        result = c.fields(item, path, _RESULT, ("name", "value"))
+        if result is None:
+            continue
+        like = "a result name like 'load_warm_cache_median'"
+        name = c.text(result.get("name", MISSING), (*path, "name"), 100, pattern=RESULT_NAME, like=like)
+        if name is not None and name in seen:
+            c.fail((*path, "name"), f"result {shown(name)} appears twice")
+        seen.add(name or "")
+        samples = c.array(result.get("samples", []), (*path, "samples"), MAX_SAMPLES)
+        out.append(
+            {
+                "name": name,
+                "value": c.scalar(result.get("value", MISSING), (*path, "value"), TEXT_MAX, multiline=True),
+                "unit": c.text(result.get("unit", ""), (*path, "unit"), 40, pattern=UNIT, like="a unit like 'ms'"),
+                "description": c.text(result.get("description", ""), (*path, "description"), DESCRIPTION_MAX),
+                "samples": [c.number(s, (*path, "samples", j)) for j, s in enumerate(samples)],
+            }
+        )
+    return out

@@ -1,0 +1,217 @@
+"""The term model: what an author may write in a term file, one typed field each.
+
+This module is the single definition that the site hooks, the verifier and the link
+checker share, so it imports nothing from MkDocs (and nothing outside the standard
+library). Every field carries a short doc in its metadata; the JSON Schema that editors
+validate against is generated from these classes (see :mod:`cudagloss.model.schema`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+PENDING: Literal["pending"] = "pending"
+"""The value of a byline or stamp field that nobody knows yet."""
+
+Pending = Literal["pending"]
+DateOrPending = _dt.date | Pending
+
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+URL_PATTERN = r"^https?://"
+
+# Bounds on what one file may hold: a mistake (or an attack) past them is an error with its
+# position, never a slow build. Generous: ten times what the longest real value needs.
+NAME_MAX = 100
+"""Characters in a name, alias, abbreviation, plural or byline name."""
+LINE_MAX = 300
+"""Characters in a one-line text: a title, a label, a source title, an error string."""
+NOTE_MAX = 1_000
+"""Characters in a sentence-sized text: a definition, a note, a section description."""
+BODY_MAX = 40_000
+"""Characters in a body (a long article is about 30,000)."""
+URL_MAX = 2_000
+"""Characters in a URL (what browsers and servers reliably accept)."""
+ITEMS_MAX = 50
+"""Items in any one list of a term (aliases, sources, related terms...)."""
+SECTIONS_MAX = 200
+"""Sections in terms/_sections.yaml."""
+
+
+def is_slug(text: str) -> bool:
+    """Lower-case ASCII words joined by single dashes (SLUG_PATTERN, but a trailing newline
+    does not pass as re.match's '$' would let it)."""
+    return re.fullmatch(SLUG_PATTERN.strip("^$"), text) is not None
+
+
+def doc(text: str, **extra: Any) -> dict[str, Any]:
+    """Field metadata: the doc string, plus optional JSON Schema extras (e.g. pattern)."""
+    return {"doc": text, **extra}
+
+
+@dataclass(frozen=True)
+class Source:
+    """A public page a term's facts come from."""
+
+    title: str = field(metadata=doc("What the source is, as a reader would name it.", max_length=LINE_MAX))
+    url: str = field(
+        metadata=doc("Where it is; http or https only.", pattern=URL_PATTERN, format="uri", max_length=URL_MAX)
+    )
+    checked_on: DateOrPending = field(
+        default=PENDING,
+        metadata=doc(
+            "The date (YYYY-MM-DD) the link checker last found the URL reachable, or "
+            "'pending'. Written by `make links`; authors leave it alone."
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class MeetEntry:
+    """A place where a reader runs into the term ("Where you meet this")."""
+
+    label: str = field(
+        metadata=doc("A short name for the place, e.g. 'cudaErrorNoKernelImageForDevice'.", max_length=LINE_MAX)
+    )
+    link: str | None = field(
+        default=None,
+        metadata=doc("Optional http(s) URL or slug of another term that the label links to.", max_length=URL_MAX),
+    )
+    note: str = field(
+        default="", metadata=doc("Optional Markdown sentence saying what happens there.", max_length=NOTE_MAX)
+    )
+
+
+@dataclass(frozen=True)
+class MeasurementCitation:
+    """An experiment of the verifier whose results the term's page cites."""
+
+    experiment: str = field(
+        metadata=doc(
+            "The experiment's id, as `make verify --list` shows it.", pattern=SLUG_PATTERN, max_length=NAME_MAX
+        )
+    )
+    note: str = field(default="", metadata=doc("Optional: why the term cites it.", max_length=NOTE_MAX))
+    results: list[str] = field(
+        default_factory=list,
+        metadata=doc(
+            "Optional: the results to show in the page's Measured table, by name (the experiment's "
+            "measurement page lists them). Without it the table shows the results the body refers to.",
+            max_items=ITEMS_MAX,
+            max_length=NAME_MAX,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class Byline:
+    """Who wrote and reviewed the term and when; each field stays 'pending' until known."""
+
+    written_by: str = field(
+        default=PENDING, metadata=doc("The author's name (no e-mail address), or 'pending'.", max_length=NAME_MAX)
+    )
+    reviewed_by: str = field(
+        default=PENDING, metadata=doc("The reviewer's name (no e-mail address), or 'pending'.", max_length=NAME_MAX)
+    )
+    written_on: DateOrPending = field(
+        default=PENDING, metadata=doc("The date the term was written (YYYY-MM-DD), or 'pending'.")
+    )
+    last_checked_on: DateOrPending = field(
+        default=PENDING,
+        metadata=doc("The date its sources were last found reachable (YYYY-MM-DD), or 'pending'."),
+    )
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary term: one YAML file in terms/, one page on the site."""
+
+    name: str = field(metadata=doc("The term as readers know it, e.g. 'JIT compilation'.", max_length=NAME_MAX))
+    title: str = field(
+        metadata=doc("The page's question title, e.g. 'What is CUDA JIT compilation?'.", max_length=LINE_MAX)
+    )
+    definition: str = field(
+        metadata=doc(
+            "One sentence that says what the term is; shown first on the page and as hover text.", max_length=NOTE_MAX
+        )
+    )
+    section: str = field(
+        metadata=doc(
+            "Slug of the section the term belongs to (listed in terms/_sections.yaml).",
+            pattern=SLUG_PATTERN,
+            max_length=NAME_MAX,
+        )
+    )
+    body: str = field(
+        metadata=doc(
+            "The explanation, in Markdown. Raw HTML is shown as text. A measured value is written "
+            "{{ measured('experiment-id', 'result_name') }}; the page shows it with a link to its "
+            "measurement.",
+            max_length=BODY_MAX,
+        )
+    )
+    aliases: list[str] = field(
+        default_factory=list,
+        metadata=doc(
+            "Other names readers use; search finds them and bodies link them.", max_items=ITEMS_MAX, max_length=NAME_MAX
+        ),
+    )
+    abbreviations: list[str] = field(
+        default_factory=list,
+        metadata=doc(
+            "Short forms such as 'JIT'; all-capital forms are matched case-sensitively when linking.",
+            max_items=ITEMS_MAX,
+            max_length=NAME_MAX,
+        ),
+    )
+    plurals: list[str] = field(
+        default_factory=list,
+        metadata=doc("Plural forms, linked like the name.", max_items=ITEMS_MAX, max_length=NAME_MAX),
+    )
+    error_strings: list[str] = field(
+        default_factory=list,
+        metadata=doc(
+            "Exact error messages a reader may paste into search, e.g. "
+            "'no kernel image is available for execution on the device'.",
+            max_items=ITEMS_MAX,
+            max_length=LINE_MAX,
+        ),
+    )
+    related: list[str] = field(
+        default_factory=list,
+        metadata=doc("Slugs (file names without .yaml) of related terms.", max_items=ITEMS_MAX, max_length=NAME_MAX),
+    )
+    where_you_meet_this: list[MeetEntry] = field(
+        default_factory=list,
+        metadata=doc("Places where a reader meets the term: APIs, tools, error messages.", max_items=ITEMS_MAX),
+    )
+    sources: list[Source] = field(
+        default_factory=list, metadata=doc("Public pages the facts come from.", max_items=ITEMS_MAX)
+    )
+    measurements: list[MeasurementCitation] = field(
+        default_factory=list,
+        metadata=doc("Experiments of the verifier whose results the page cites.", max_items=ITEMS_MAX),
+    )
+    byline: Byline = field(default_factory=Byline, metadata=doc("Who wrote and reviewed the term and when."))
+
+
+@dataclass(frozen=True)
+class Section:
+    """A group of terms with a page of its own; the sidebar lists sections, not terms."""
+
+    slug: str = field(
+        metadata=doc("The section's id, used by terms' `section` field.", pattern=SLUG_PATTERN, max_length=NAME_MAX)
+    )
+    title: str = field(metadata=doc("The section's heading, e.g. 'Compilation'.", max_length=NAME_MAX))
+    description: str = field(
+        default="", metadata=doc("One or two sentences shown under the heading.", max_length=NOTE_MAX)
+    )
+
+
+@dataclass(frozen=True)
+class SectionsFile:
+    """terms/_sections.yaml: the sections, in the order the sidebar shows them."""
+
+    sections: list[Section] = field(metadata=doc("The sections, in sidebar order.", max_items=SECTIONS_MAX))

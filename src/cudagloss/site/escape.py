@@ -1,0 +1,224 @@
+"""The one boundary between untrusted strings and what a reader sees.
+
+Every string on a page comes from somewhere an attacker can write to: term YAML (pull
+requests), `_sections.yaml`, measurement JSON, git history. Two rules cover all of them:
+
+- **Plain text** (names, titles, labels, GPU names, units, byline names...) enters the
+  generated Markdown through :func:`text`, which makes it inert both as Markdown (every
+  character Markdown could act on is backslash-escaped) and as HTML (`& < > "` become
+  entities), with line breaks folded to spaces. The result is ordinary readable Markdown,
+  so the same rule serves the pages and the exported `glossary.md` / `llms.txt`.
+- **Author Markdown** (bodies, definitions, notes) is rendered, and the page's HTML then
+  passes :func:`clean_html`, an allowlist sanitiser (nh3, the Rust `ammonia` library):
+  known tags and attributes only, URLs only http, https, mailto or relative, no script,
+  style, event handler or comment survives, whatever the Markdown produced.
+
+URLs that templates put in attributes go through :func:`url`, identifiers through
+:func:`ident`; what the theme prints outside the page body (the `<title>`, navigation) is
+HTML-escaped by the hooks and by `overrides/main.html`.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import re
+from typing import Any
+
+from markupsafe import Markup
+
+from cudagloss.model.urls import SAFE_SCHEMES, url_problem
+
+# Characters Markdown acts on wherever they are (backslash escapes, valid in CommonMark and
+# Python-Markdown with its tables extension), and HTML's specials as entities.
+_ALWAYS = str.maketrans(
+    {**{c: "\\" + c for c in "\\`*[]|#"}, "~": "&#126;", "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+)
+# '_' between two letters or digits never starts emphasis; elsewhere it may.
+_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+# What starts a block at the beginning of a line: list items, setext underlines,
+# admonitions ('!!!'), details ('???'), ordered lists ('1.').
+_LEADING = re.compile(r"^( ?)(?:([-+.!])|([=?:])|(\d+)([.)])(?=\s|$))")
+_ENTITY_OF = {"=": "&#61;", "?": "&#63;", ":": "&#58;", ")": "&#41;"}
+_SPACES = re.compile(r"\s+")
+_PLAIN = re.compile(r"(?:[^\\`*\[\]|~#&<>\"_\s]| (?! ))*")
+"""Text with nothing to escape: no special character and no run of white space."""
+_IDENT = re.compile(r"[A-Za-z0-9_.:-]+")
+
+
+def text(value: object) -> Markup:
+    """Plain text as Markdown that shows exactly that text and nothing else, on one line,
+    wherever a template puts it (even at the start of a line). Only what Markdown could act
+    on is escaped, so the exported Markdown stays readable ('sm_90', '2026-12-03')."""
+    return _text(str(value))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _text(raw: str) -> Markup:
+    """Memoised: a page prints the same names, dates and labels many times."""
+    if _PLAIN.fullmatch(raw) and not _LEADING.match(raw):
+        return Markup(raw)
+    raw = _SPACES.sub(" ", raw)  # not stripped: templates print separators such as ", "
+    # ']:' would start a reference definition at the beginning of a line, escaped or not.
+    escaped = _UNDERSCORE.sub(r"\\_", raw.translate(_ALWAYS)).replace("]:", "]&#58;")
+    return Markup(_LEADING.sub(_leading, escaped, count=1))
+
+
+def link_title(value: object) -> Markup:
+    """Plain text for a Markdown link's quoted title (a tooltip): as :func:`text`, with the
+    parentheses, and a quote at either end, as entities: Python-Markdown's title parser
+    takes those for the end of the link or for the title's own quotes."""
+    title = str(text(str(value).strip())).replace("(", "&#40;").replace(")", "&#41;")
+    if title.startswith("'"):
+        title = "&#39;" + title[1:]
+    if title.endswith("'"):
+        title = title[:-1] + "&#39;"
+    return Markup(title)
+
+
+def _leading(match: re.Match[str]) -> str:
+    space, mark, entity, digits, after = match.groups()
+    if mark:
+        return space + "\\" + mark
+    if entity:
+        return space + _ENTITY_OF[entity]
+    return space + digits + ("\\." if after == "." else _ENTITY_OF[")"])
+
+
+def html_text(value: object) -> Markup:
+    """Plain text for a raw HTML block, where Markdown is not parsed: HTML escaping only."""
+    return Markup(html.escape(_SPACES.sub(" ", str(value)).strip(), quote=True))
+
+
+def code(value: object) -> Markup:
+    """Plain text as a Markdown code span (shown literally), fenced with more backticks than it has."""
+    raw = _SPACES.sub(" ", str(value)).strip()
+    longest = max((len(run) for run in re.findall(r"`+", raw)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if raw.startswith("`") or raw.endswith("`") else ""
+    return Markup(f"{ticks}{pad}{raw}{pad}{ticks}")
+
+
+def url(value: str) -> Markup | None:
+    """An absolute http(s) URL for an href attribute, or None when it is not one a reader may
+    follow: the predicate validation and the link checker use (links.url_problem)."""
+    return Markup(html.escape(value, quote=True)) if url_problem(value) is None else None
+
+
+def ident(value: str) -> Markup:
+    """An id or anchor we computed (slugs, result anchors): only characters an id needs."""
+    if not _IDENT.fullmatch(value):
+        raise ValueError(f"not an identifier: {value!r}")
+    return Markup(value)
+
+
+def json_ld(data: dict[str, Any]) -> str:
+    """A JSON-LD script block that no string in it can close early or turn into markup."""
+    body = json.dumps(data, ensure_ascii=False)
+    for char, code_point in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        body = body.replace(char, code_point)
+    return f'<script type="application/ld+json">{body}</script>'
+
+
+# What the page templates, Python-Markdown (tables, admonitions, toc, details, highlight)
+# and Material's markup use; anything else is dropped with its attributes. No <img>: an
+# image would be fetched from another site by every reader's browser.
+_TAGS = frozenset(
+    [
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "caption",
+        "code",
+        "col",
+        "colgroup",
+        "dd",
+        "del",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "figcaption",
+        "figure",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "ins",
+        "kbd",
+        "li",
+        "mark",
+        "ol",
+        "p",
+        "pre",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+    ]
+)
+_ATTRIBUTES = {
+    "*": {"class", "id", "title"},
+    "a": {"href"},
+    "ol": {"start"},
+    "td": {"colspan", "rowspan", "style"},
+    "th": {"colspan", "rowspan", "style"},
+    "details": {"open"},
+}
+
+
+_THEME_NAME = re.compile(r"^(?:_|md-|data-md)")
+"""Ids and classes the theme's scripts and styles own: Material reads its configuration
+from the first element with id '__config' and styles 'md-button' as its own controls, so
+page content must never carry them (a heading '## __config' gets that id from toc)."""
+
+
+def _attribute(element: str, attribute: str, value: str) -> str | None:
+    if attribute == "id":
+        return None if _THEME_NAME.match(value) else value
+    if attribute == "class":
+        kept = [c for c in value.split() if not _THEME_NAME.match(c)]
+        return " ".join(kept) or None
+    return value
+
+
+def clean_html(fragment: str) -> str:
+    """A page's HTML body through the allowlist: the last word on what a reader's browser runs."""
+    import nh3  # the site's dependency only: the verifier imports this package without it
+
+    return nh3.clean(
+        fragment,
+        tags=set(_TAGS),
+        attributes={k: set(v) for k, v in _ATTRIBUTES.items()},
+        url_schemes=set(SAFE_SCHEMES),
+        filter_style_properties={"text-align"},
+        link_rel="noopener noreferrer",
+        attribute_filter=_attribute,
+    )
