@@ -21,7 +21,7 @@ from cudagloss.load.terms import load_corpus
 from cudagloss.model.measurement import ExperimentInfo, Gate, Measurement, Result, record
 from cudagloss.model.measurements import format_value
 from cudagloss.model.urls import result_anchor
-from cudagloss.site.render import Renderer
+from cudagloss.site.renderer import Renderer
 
 
 def write(

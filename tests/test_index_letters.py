@@ -13,7 +13,7 @@ from cudagloss.load.terms import load_corpus
 from cudagloss.model.corpus import LoadedTerm, index_letter, sort_key
 from cudagloss.model.positions import Positions
 from cudagloss.model.term import Term
-from cudagloss.site.render import Renderer
+from cudagloss.site.renderer import Renderer
 
 HEAD = "# yaml-language-server: $schema=../schema/term.schema.json\n"
 

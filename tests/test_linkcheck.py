@@ -18,8 +18,8 @@ import pytest
 
 pytest.importorskip("httpx")
 
-from cudagloss.links.checker import CheckerOptions, check_urls, looks_offline
-from cudagloss.links.status import LinkStatus
+from cudagloss.links.checker import CheckerOptions, check_urls
+from cudagloss.links.status import LinkStatus, looks_offline
 
 HITS: dict[str, int] = {}
 SEEN_HEADERS: dict[str, dict[str, str]] = {}

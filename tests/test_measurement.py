@@ -123,7 +123,7 @@ def test_a_measurement_error_carries_its_position_message_and_hint() -> None:
     assert (info.value.line, info.value.col) == (line, 21)
     assert info.value.message == "results[0]: unknown field 'x'"
     assert "make verify" in info.value.hint
-    assert [(p.line, p.col) for p in info.value.problems] == [(line, 21)]
+    assert [(p.line, p.col) for p in info.value.diagnostics] == [(line, 21)]
     assert str(info.value) == f"m.json:{line}:21: results[0]: unknown field 'x'"
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from conftest import ROOT
 from cudagloss.site.build import build_site_content
-from cudagloss.site.render import SiteContent
+from cudagloss.site.output import SiteContent
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -56,15 +56,19 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def test_contexts_have_no_identity_reprs(tmp_path: Path) -> None:
-    """The memo keys on repr(context); an object shown by its address could match a new object."""
+    """The memo keys on the page views: an object compared by its identity (shown by its
+    address) would never match the same view built again, so nothing would be memoised."""
     from cudagloss.load.glossary import load_glossary
-    from cudagloss.site.render import Renderer
+    from cudagloss.site.renderer import Renderer
 
     root = _copy(tmp_path)
     corpus = load_glossary(root / "terms", root / "measurements", repo_root=root)
     renderer = Renderer(corpus, ROOT / "templates", repo_root=root)
+    again = Renderer(load_glossary(root / "terms", root / "measurements", repo_root=root), ROOT / "templates")
     for t in corpus:
-        assert not re.search(r" at 0x[0-9a-f]+>", repr(renderer.term_context(t.slug))), t.slug
+        assert not re.search(r" at 0x[0-9a-f]+>", repr(renderer.term_view(t.slug))), t.slug
+        assert renderer.term_view(t.slug) == again.term_view(t.slug), t.slug
+        assert hash(renderer.term_view(t.slug)) == hash(again.term_view(t.slug)), t.slug
 
 
 def test_edits_rebuilt_in_one_process_match_a_fresh_build(tmp_path: Path) -> None:

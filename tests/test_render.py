@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import FIXTURES, ROOT, check_golden
 from cudagloss.load.measurements import load_measurements
 from cudagloss.load.terms import load_corpus
-from cudagloss.site.render import Renderer
+from cudagloss.site.renderer import Renderer
 
 
 def renderer(in_root: Path, **kwargs: object) -> Renderer:

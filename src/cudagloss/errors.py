@@ -3,15 +3,20 @@
 Every stage collects :class:`Diagnostic` (path, line, col, message, hint) instead of
 raising on the first problem, so that an author fixes every mistake in one pass.
 :class:`GlossaryError` is the one exception for what the user can fix; anything else
-escaping is a bug and may show a traceback. :func:`report` formats diagnostics for every
-command (the CLI, `links`, the verifier, the MkDocs adapter), :class:`ExitCode` is the one
-list of exit statuses, and :func:`shown` makes untrusted text safe to print.
+escaping is a bug and may show a traceback. It is printed in one place per program (the
+command line's boundary, cudagloss.commands.main; the MkDocs adapter's own). :func:`report`
+formats diagnostics for every command (the CLI, `links`, the verifier, the MkDocs adapter),
+:class:`ExitCode` is the one list of exit statuses, and :func:`shown` makes untrusted text
+safe to print.
 
     Exception
     └── GlossaryError            diagnostics: every mistake found, sorted
-        └── MeasurementError     one measurement file's problems (cudagloss.model.measurement)
+        └── MeasurementError     one measurement file's problems, in file order (cudagloss.model.measurement)
     OSError
     └── WriteFailed              a file that could not be written (cudagloss.files.atomic)
+
+A mistake inside one field's text (AuthorTextError, CitationError) carries its position
+within that text; the check stage turns it into a Diagnostic at its place in the file.
 """
 
 from __future__ import annotations

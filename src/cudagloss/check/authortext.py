@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from cudagloss.model.measurements import CitationError, MeasurementSet, resolve
 from cudagloss.model.term import Term
@@ -40,12 +40,14 @@ _MEASURED = re.compile(rf"\{{\{{[ \t]*measured[ \t]*\([ \t]*{_STRING}[ \t]*,[ \t
 
 @dataclass(frozen=True)
 class AuthorTextError(Exception):
-    """A mistake in author text, with the 1-based line and column within that text."""
+    """A mistake in one field's author text, at the 1-based line and column within that
+    text; the check stage places it in the file (cudagloss.check.markdown_fields)."""
 
     message: str
+    _: KW_ONLY
     line: int
+    col: int
     hint: str = ""
-    col: int = 1
 
     def __str__(self) -> str:
         return self.message
@@ -113,7 +115,7 @@ def scan(text: str) -> tuple[list[Directive], list[AuthorTextError]]:
             closer = {"{{": "}}", "{%": "%}", "{#": "#}"}[opener.group()]
             end = text.find(closer, start + 2, start + 200)
             shown = text[start : end + 2] if end != -1 else text[start : start + 40].split("\n")[0]
-            errors.append(AuthorTextError(f"not a directive: {shown!r}", line, DIRECTIVE_HINT, col))
+            errors.append(AuthorTextError(f"not a directive: {shown!r}", line=line, col=col, hint=DIRECTIVE_HINT))
             pos = start + 2
             continue
         experiment = call.group(1) if call.group(1) is not None else call.group(2)
@@ -133,7 +135,7 @@ def expand(text: str, value: Callable[[str, str], str]) -> str:
             out.append(value(d.experiment, d.result))
         except CitationError as exc:
             line, col = _position(text, d.start)
-            raise AuthorTextError(exc.message, line, exc.hint, col) from None
+            raise AuthorTextError(exc.message, line=line, col=col, hint=exc.hint) from None
         pos = d.end
     out.append(text[pos:])
     return "".join(out)
@@ -159,7 +161,9 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
         for d in found:
             line, col = _position(text, d.start)
             errors.append(
-                AuthorTextError("measured(...) is allowed only in the body", line, "cite values in the body", col)
+                AuthorTextError(
+                    "measured(...) is allowed only in the body", line=line, col=col, hint="cite values in the body"
+                )
             )
     flagged: set[int] = set()
     for target in link_targets(text):
@@ -170,9 +174,9 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
             errors.append(
                 AuthorTextError(
                     f"link to {target!r} is not allowed",
-                    line,
-                    "links go to http(s) pages or to other terms ('sass.md')",
-                    col,
+                    line=line,
+                    col=col,
+                    hint="links go to http(s) pages or to other terms ('sass.md')",
                 )
             )
     for offset, word in dangerous_schemes(text):
@@ -182,9 +186,9 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
             errors.append(
                 AuthorTextError(
                     f"'{word}:' outside code: a browser would run or load it from a link",
-                    line,
-                    f"to mention the scheme, write it as code: `{word}:`",
-                    col,
+                    line=line,
+                    col=col,
+                    hint=f"to mention the scheme, write it as code: `{word}:`",
                 )
             )
     code = _code_ranges(text, indented=False) if "![" in text else []
@@ -196,9 +200,9 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
             errors.append(
                 AuthorTextError(
                     "images are not published: each reader's browser would fetch them from another site",
-                    line,
-                    "link to the picture instead: [a diagram of it](https://...)",
-                    col,
+                    line=line,
+                    col=col,
+                    hint="link to the picture instead: [a diagram of it](https://...)",
                 )
             )
     for depth, offset, what in (
@@ -210,9 +214,9 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
             errors.append(
                 AuthorTextError(
                     f"{what} nested {depth} deep (at most {MAX_NESTING})",
-                    line,
-                    "flatten it; Markdown that deep takes the site build minutes or crashes it",
-                    col,
+                    line=line,
+                    col=col,
+                    hint="flatten it; Markdown that deep takes the site build minutes or crashes it",
                 )
             )
     unmatched = unmatched_openers(text)
@@ -221,9 +225,9 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
         errors.append(
             AuthorTextError(
                 f"{len(unmatched)} unclosed '[' or '(' (at most {MAX_UNMATCHED})",
-                line,
-                "close each bracket, or write \\[ and \\( for literal ones",
-                col,
+                line=line,
+                col=col,
+                hint="close each bracket, or write \\[ and \\( for literal ones",
             )
         )
     return sorted(errors, key=lambda e: (e.line, e.col))

@@ -1,6 +1,8 @@
 """Validate stage: checks that need the whole corpus or more than a field's type.
 
 Each check returns diagnostics; none stops the others, so an author sees every mistake.
+The Markdown fields are checked in cudagloss.check.markdown_fields, the sections file in
+cudagloss.check.sections, names and slugs in cudagloss.check.names.
 """
 
 from __future__ import annotations
@@ -10,17 +12,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from cudagloss.check.authortext import AuthorTextError, check_citations, check_markdown
-from cudagloss.check.fields import EMAIL_HINT, emails, future_dates, shown
+from cudagloss.check.fields import emails, future_dates, shown
+from cudagloss.check.markdown_fields import field_position, markdown_fields
 from cudagloss.check.names import name_diagnostics, slug_diagnostics
+from cudagloss.check.sections import section_diagnostics
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet, verify_command
-from cudagloss.model.term import SLUG_PATTERN, is_slug
+from cudagloss.model.term import SLUG_PATTERN
 from cudagloss.model.urls import url_problem
 from cudagloss.text.emails import email_at
-from cudagloss.text.markdown import link_scheme, link_targets
-from cudagloss.text.skeleton import skeleton
 
 _ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "approx", "no", "fig", "sec", "ch"}
 _BOUNDARY = re.compile(r"([.!?])[\"”')\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
@@ -39,8 +40,8 @@ def sentence_count(text: str) -> int:
     return count
 
 
-def _d(term: LoadedTerm, where: str, message: str, hint: str = "", key: bool = False) -> Diagnostic:
-    line, col = term.positions.key_at(where) if key else term.at(where)
+def _d(term: LoadedTerm, where: str, message: str, hint: str = "") -> Diagnostic:
+    line, col = term.at(where)
     return Diagnostic(term.path, line, col, f"{where}: {message}" if where else message, hint)
 
 
@@ -132,18 +133,8 @@ def _meet(t: LoadedTerm, known: set[str]) -> Iterator[Diagnostic]:
 def _byline(t: LoadedTerm, today: dt.date | None) -> Iterator[Diagnostic]:
     """No e-mail address in any text field, the byline's names included (a page is public;
     an address there is harvested), and no date in the future."""
-    yield from emails(t.path, t.term, t.positions, locate=lambda where, text: _at(t, where, *email_at(text)))
+    yield from emails(t.path, t.term, t.positions, locate=lambda where, text: field_position(t, where, *email_at(text)))
     yield from future_dates(t.path, t.term, t.positions, today)
-
-
-def _mailto(text: str) -> list[AuthorTextError]:
-    """A mailto: link publishes its address however it is spelt ('%40', no dot at all)."""
-    out = []
-    for target in link_targets(text):
-        if link_scheme(target) == "mailto":
-            line, col = _text_position(text, target)
-            out.append(AuthorTextError(f"link to {shown(target)} is an e-mail address", line, EMAIL_HINT, col))
-    return out
 
 
 def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
@@ -196,88 +187,6 @@ def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterato
                 )
 
 
-def _at(t: LoadedTerm, where: str, line: int, col: int) -> tuple[int, int]:
-    """A position inside a Markdown field's text as a position in the file: exact for a
-    block scalar (`body: |`), the field's own position otherwise."""
-    first = t.positions.block_first_line.get(where)
-    if not first:
-        return t.at(where)
-    try:
-        lines = t.file.read_text(encoding="utf-8").splitlines()
-        file_line = lines[first + line - 2]
-    except (OSError, UnicodeDecodeError, IndexError):
-        return first + line - 1, col
-    return first + line - 1, len(file_line) - len(file_line.lstrip(" ")) + col
-
-
-def _markdown_fields(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
-    """Author Markdown (body, definition, notes): only the directive where it belongs, only
-    links a reader may follow, and no more unclosed brackets than the parser bears; then
-    every value the body cites must exist."""
-    term = t.term
-    fields = [("body", term.body, True), ("definition", term.definition, False)]
-    fields += [(f"where_you_meet_this[{i}].note", m.note, False) for i, m in enumerate(term.where_you_meet_this)]
-    fields += [(f"measurements[{i}].note", c.note, False) for i, c in enumerate(term.measurements)]
-    body_ok = True
-    for where, text, directives in fields:
-        errors = check_markdown(text, directives=directives) + _mailto(text)
-        for target in link_targets(text):
-            problem = url_problem(target) if link_scheme(target) in ("http", "https") else None
-            if problem:
-                line, col = _text_position(text, target)
-                errors.append(AuthorTextError(f"link to {shown(target)} {problem}", line, "fix the address", col))
-        body_ok = body_ok and not (directives and errors)
-        for e in errors:
-            yield Diagnostic(t.path, *_at(t, where, e.line, e.col), f"{where}: {e.message}", e.hint)
-    if body_ok:
-        try:
-            check_citations(term, measurements)
-        except AuthorTextError as exc:
-            yield Diagnostic(t.path, *_at(t, "body", exc.line, exc.col), f"body: {exc.message}", exc.hint)
-
-
-def _text_position(text: str, needle: str) -> tuple[int, int]:
-    offset = max(text.find(needle), 0)
-    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def _sections(corpus: Corpus) -> Iterator[Diagnostic]:
-    known = [s.slug for s in corpus.sections]
-    seen: dict[str, str] = {}
-    for i, slug in enumerate(known):
-        where = f"sections[{i}].slug"
-        line, col = corpus.sections_positions.at(where)
-        if not is_slug(slug):
-            yield Diagnostic(
-                corpus.sections_path,
-                line,
-                col,
-                f"{where}: '{shown(slug)}' is not a slug",
-                "write it in lower case with dashes, e.g. 'memory-model'",
-            )
-        elif slug in seen.values():
-            yield Diagnostic(
-                corpus.sections_path, line, col, f"sections[{i}]: duplicate section '{slug}'", "remove one of the two"
-            )
-        elif skeleton(slug) in seen:
-            yield Diagnostic(
-                corpus.sections_path,
-                line,
-                col,
-                f"{where}: '{slug}' looks like '{seen[skeleton(slug)]}'",
-                "rename one of the two so a reader can tell them apart",
-            )
-        seen.setdefault(skeleton(slug), slug)
-    for t in corpus:
-        if t.term.section not in known:
-            yield _d(
-                t,
-                "section",
-                f"no section '{t.term.section}'{did_you_mean(t.term.section, known)}",
-                f"sections are listed in {corpus.sections_path}: {', '.join(known)}",
-            )
-
-
 def validate(
     corpus: Corpus, *, all_slugs: dict[str, list[str]], sections_loaded: bool = True, today: dt.date | None = None
 ) -> list[Diagnostic]:
@@ -299,11 +208,9 @@ def validate(
         out += _meet(t, known)
         out += _byline(t, today)
         out += _measurements(t, corpus.measurements)
-        out += _markdown_fields(t, corpus.measurements)
+        out += markdown_fields(t, corpus.measurements)
     out += name_diagnostics(corpus)
     out += slug_diagnostics(all_slugs)
     if sections_loaded:
-        out += _sections(corpus)
-        for i, section in enumerate(corpus.sections):
-            out += emails(corpus.sections_path, section, corpus.sections_positions, f"sections[{i}]")
+        out += section_diagnostics(corpus)
     return out

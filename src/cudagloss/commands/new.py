@@ -1,4 +1,4 @@
-"""The `new` stage: a term file for a new term, with every field, ready to fill in.
+"""`cudagloss new "Fat binary"`: a term file for a new term, with every field, ready to fill in.
 
 The file it writes passes `cudagloss check` as it is (an empty term is still a valid
 one), so an author can build and preview before writing a word. It never overwrites: the
@@ -12,13 +12,16 @@ with control, bidi or zero-width characters, is refused with a clear error.
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
+import sys
 import unicodedata
 from pathlib import Path
 
 import yaml
 
-from cudagloss.errors import Diagnostic, GlossaryError, did_you_mean, display_path
+from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, complain, did_you_mean, display_path
 from cudagloss.files.atomic import create_text_exclusive
 from cudagloss.load.terms import MODELINE_PREFIX, SCHEMA_NAME, load_sections, load_term, term_files
 from cudagloss.model.term import SLUG_PATTERN
@@ -148,3 +151,37 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
     except FileExistsError:
         raise refuse("the term already exists; nothing was changed", f"edit {where}") from None
     return path
+
+
+NEW_FROM_ENV = ("CUDAGLOSS_NEW_TERM", "CUDAGLOSS_NEW_SECTION", "CUDAGLOSS_NEW_TERMS")
+"""Where `new --from-env` finds the name, section and folder: `make new` hands them over in
+the environment, so a name is never text that a shell (or make) could run."""
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    name, section, terms = args.name, args.section, args.terms
+    if args.from_env:
+        if name is not None:
+            complain("cudagloss new", "give the name or --from-env, not both")
+            return ExitCode.USAGE
+        name = os.environ.get(NEW_FROM_ENV[0])
+        section = os.environ.get(NEW_FROM_ENV[1]) or section
+        terms = os.environ.get(NEW_FROM_ENV[2]) or terms
+    if name is None:
+        print('usage: cudagloss new "Fat binary" [--section SLUG] (or --from-env)', file=sys.stderr)
+        return ExitCode.USAGE
+    path = new_term(name, Path(terms), section=section, slug=args.slug)
+    print(f"wrote {display_path(path)}: fill it in, then run 'make check' and 'make serve'")
+    return ExitCode.OK
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    new = sub.add_parser("new", help='write terms/<slug>.yaml for a new term: cudagloss new "Fat binary"')
+    new.add_argument("name", nargs="?", help="the term as readers know it")
+    new.add_argument(
+        "--from-env", action="store_true", help=f"take the name, section and folder from {', '.join(NEW_FROM_ENV)}"
+    )
+    new.add_argument("--terms", default="terms", help="the terms folder (default: terms)")
+    new.add_argument("--section", help="its section's slug (default: the first in _sections.yaml)")
+    new.add_argument("--slug", help="the file name without .yaml (default: made from the name)")
+    new.set_defaults(run=run)

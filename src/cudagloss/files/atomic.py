@@ -17,7 +17,7 @@ nothing of the file's owner is lost on the way.
   `remove_stale_temporaries` (run on the first write into each folder, and by `cudagloss
   links` and `new` at start) removes it; a locked one belongs to a live writer and stays.
 - A disk that is full, a folder we may not write: `WriteFailed`, an OSError whose text is
-  one line for the user; the commands exit with `EXIT_WRITE` then.
+  one line for the user; the commands exit with `ExitCode.WRITE` then.
 """
 
 from __future__ import annotations
@@ -36,9 +36,6 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-EXIT_WRITE = 5
-"""Exit status of a command that could not write a file (disk full, no permission)."""
 
 _MARK = "cudagloss-"
 _OURS = re.compile(r"^\..+\." + _MARK + r"[0-9a-f]{12}\.tmp$")

@@ -8,7 +8,7 @@ client, so no cookie jar, auth, .netrc, proxy from the environment or Location p
 httpx; only our own headers, checked once more before the wire. A URL carrying a user name
 or password is invalid, and so is a redirect to one: not followed, with or without them (a
 stripped request is not the one the server asked for). Whatever one server sends is that
-URL's result (linkwire reads it as hostile); nothing ends the run.
+URL's result (wire.py reads it as hostile); nothing ends the run.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from urllib.parse import urljoin, urlsplit
 from cudagloss import __version__
 from cudagloss.errors import shown
 from cudagloss.links.status import Hop, LinkResult, LinkStatus
-from cudagloss.links.status import looks_offline as looks_offline  # where linkrun has always found it
 from cudagloss.links.wire import (
     BodyDecodeError,
     BoundedBody,
@@ -43,7 +42,7 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 PERMANENT = frozenset({301, 308})
 ACCEPT_ENCODING = "gzip, deflate"
-"""Only the codings linkwire decodes under the body cap."""
+"""Only the codings wire.py decodes under the body cap."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +261,7 @@ class LinkChecker:
 
     def _verdict(self, url: str, final: str, status: int, headers: Any, body: bytes, chain: list[Hop]) -> LinkResult:
         hops = tuple(chain)
+        moved = final if hops else None
         permanent = bool(hops) and all(h.status in PERMANENT for h in hops)
         if 200 <= status < 300:
             soft = looks_not_found(body)
@@ -275,20 +275,17 @@ class LinkChecker:
             detail = f"-> {final}" if hops else ""
             if permanent:
                 detail += " (permanent: cite the new URL)"
-            return LinkResult(
-                url, kind, detail, status, final if hops else None, hops, permanent, soft or home, notes=notes
-            )
+            return LinkResult(url, kind, detail, status, moved, hops, permanent, soft or home, notes=notes)
         if status in (401, 403):
             wall = "cf-mitigated" in headers or "captcha" in body.lower().decode(errors="replace")
             reason = ": a bot wall" if wall else ": access refused to the checker, not proof of breakage"
             detail = f"HTTP {status}{reason}"
-            return LinkResult(url, LinkStatus.BLOCKED, detail, status, final if hops else None, hops)
+            return LinkResult(url, LinkStatus.BLOCKED, detail, status, moved, hops)
         if status in RETRY_STATUSES:
             wait = retry_after(headers.get("retry-after"), time.time())
             kind = LinkStatus.RATE_LIMITED if status == 429 else LinkStatus.BROKEN
-            result = LinkResult(url, kind, f"HTTP {status}", status, final if hops else None, hops)
-            raise _Attempt(result, wait)
-        return LinkResult(url, LinkStatus.BROKEN, f"HTTP {status}", status, final if hops else None, hops)
+            raise _Attempt(LinkResult(url, kind, f"HTTP {status}", status, moved, hops), wait)
+        return LinkResult(url, LinkStatus.BROKEN, f"HTTP {status}", status, moved, hops)
 
 
 def check_urls(urls: Iterable[str], options: CheckerOptions | None = None) -> dict[str, LinkResult]:

@@ -1,11 +1,13 @@
-"""`make links`: collect every source URL, check each once, report, and stamp the terms.
+"""The run of `cudagloss links`: collect every source URL, check each once, report, and stamp the terms.
 
-Exit codes: 0 nothing broken; 1 something broken or invalid; 2 the terms cannot be read;
-4 no network here (every lookup failed): nothing is reported broken and no file changes;
-5 a term file could not be written (disk full, no permission): one line says which and why,
-the report is still printed, and no file is left half-written;
-130 interrupted (Ctrl-C): the URLs checked by then are stamped, each file written whole;
-143 terminated (SIGTERM): stops at once, between two files, stamping nothing more.
+Its exit statuses (ExitCode): OK nothing broken; FAILED something broken or invalid;
+OFFLINE no network here (every lookup failed): nothing is reported broken and no file
+changes; WRITE a term file could not be written (disk full, no permission): one line says
+which and why, the report is still printed, and no file is left half-written; INTERRUPTED
+(Ctrl-C): the URLs checked by then are stamped, each file written whole; TERMINATED
+(SIGTERM): stops at once, between two files, stamping nothing more. Terms that cannot be
+read raise GlossaryError (USAGE at the command line). The command itself, its options and
+its SIGTERM handler, is cudagloss.commands.links.
 
 Stamping never loses an author's byte: see stamp.py (compare-and-swap, line breaks) and
 atomic.py (modes, links, read-only files, temporaries, signals).
@@ -13,32 +15,25 @@ atomic.py (modes, links, read-only files, temporaries, signals).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import datetime as dt
 import hashlib
 import json
-import signal
 import subprocess
 import sys
-import threading
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from cudagloss.errors import GlossaryError, shown
-from cudagloss.files.atomic import EXIT_WRITE, WriteFailed, remove_stale_temporaries
-from cudagloss.links.checker import CheckerOptions, LinkChecker, looks_offline
+from cudagloss.errors import ExitCode, shown
+from cudagloss.files.atomic import WriteFailed, remove_stale_temporaries
+from cudagloss.links.checker import CheckerOptions, LinkChecker
 from cudagloss.links.history import FileHistory, HistoryUnavailable, read_history
 from cudagloss.links.stamp import stamp_file
-from cudagloss.links.status import LinkResult, LinkStatus
+from cudagloss.links.status import LinkResult, LinkStatus, looks_offline
 from cudagloss.load.glossary import load_glossary
 from cudagloss.load.terms import term_files
 from cudagloss.model.term import PENDING
-
-EXIT_OK, EXIT_BROKEN, EXIT_TERMS, EXIT_OFFLINE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 4, 130, 143
 
 
 @dataclass(frozen=True)
@@ -116,38 +111,6 @@ def _problem(result: LinkResult) -> bool:
     return result.status is not LinkStatus.OK or result.soft_404
 
 
-def main(argv: list[str] | None = None) -> int:
-    with _sigterm_stops() as terminated:
-        try:
-            return _main(argv, terminated)
-        except KeyboardInterrupt:
-            if not terminated:
-                raise
-            print("cudagloss links: terminated", file=sys.stderr)
-            return EXIT_TERMINATED
-
-
-@contextmanager
-def _sigterm_stops() -> Iterator[list[int]]:
-    """SIGTERM stops the run like Ctrl-C, but stamps nothing more (a CI timeout, `docker
-    stop`): its handler raises KeyboardInterrupt, which never splits a file write (the
-    writer holds signals until its temporary is gone). The list is non-empty once it came."""
-    came: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield came
-        return
-
-    def stop(signum: int, _frame: object) -> None:
-        came.append(signum)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield came
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _stamp_all(terms: Path, today: dt.date, results: dict[str, LinkResult], stamped_files: list[str]) -> bool:
     """Stamp every term file; False (after one line saying why) when a write failed, which
     stops the stamping: a full disk or a folder we may not write fails for every file."""
@@ -177,33 +140,33 @@ def _stamp_all(terms: Path, today: dt.date, results: dict[str, LinkResult], stam
     return True
 
 
-def _main(argv: list[str] | None, terminated: list[int]) -> int:
-    parser = argparse.ArgumentParser(prog="cudagloss links", description="Check every source URL and stamp the terms.")
-    parser.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
-    parser.add_argument("--max-age", type=float, default=3.0, help="skip URLs found reachable this many days ago")
-    parser.add_argument("--force", action="store_true", help="check every URL, however recently checked")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--no-stamp", action="store_true", help="report only; change no file")
-    parser.add_argument("--timeout", type=float, default=CheckerOptions.total_timeout, help="seconds per URL")
-    args = parser.parse_args(argv)
+def run(
+    terms: Path,
+    *,
+    max_age: float,
+    force: bool,
+    form: str,
+    stamp: bool,
+    timeout: float,
+    terminated: list[int],
+) -> ExitCode:
+    """Check the URLs of terms not found reachable within max_age days (all of them when
+    force), print the report in form (text or json), and stamp the term files unless told
+    not to; terminated is non-empty once SIGTERM came (its handler raises KeyboardInterrupt)."""
     today = dt.date.today()
-    try:
-        citations = collect(Path(args.terms), Path.cwd())
-    except GlossaryError as exc:
-        print(exc.report(), file=sys.stderr)
-        return EXIT_TERMS
+    citations = collect(terms, Path.cwd())
     by_url: dict[str, list[Citation]] = {}
     for c in citations:
         by_url.setdefault(c.url, []).append(c)
-    todo = [u for u, cs in by_url.items() if args.force or not fresh(u, cs, today, args.max_age)]
+    todo = [u for u, cs in by_url.items() if force or not fresh(u, cs, today, max_age)]
     results: dict[str, LinkResult] = {}
     interrupted = False
     try:
-        asyncio.run(_check(todo, CheckerOptions(total_timeout=args.timeout), results))
+        asyncio.run(_check(todo, CheckerOptions(total_timeout=timeout), results))
     except KeyboardInterrupt:
         if terminated:
             print("\ncudagloss links: terminated; nothing was stamped", file=sys.stderr)
-            return EXIT_TERMINATED
+            return ExitCode.TERMINATED
         interrupted = True
         print(f"\ncudagloss links: interrupted; stamping the {len(results)} URLs checked so far", file=sys.stderr)
     if looks_offline(results):
@@ -212,20 +175,20 @@ def _main(argv: list[str] | None, terminated: list[int]) -> int:
             "nothing was checked or changed",
             file=sys.stderr,
         )
-        return EXIT_OFFLINE
+        return ExitCode.OFFLINE
     stamped_files: list[str] = []
     write_failed = False
-    if not args.no_stamp:
+    if stamp:
         try:
-            write_failed = not _stamp_all(Path(args.terms), today, results, stamped_files)
+            write_failed = not _stamp_all(terms, today, results, stamped_files)
         except KeyboardInterrupt:
             if not terminated:
                 raise
             print(f"cudagloss links: terminated; stopped after stamping {len(stamped_files)} files", file=sys.stderr)
-            return EXIT_TERMINATED
+            return ExitCode.TERMINATED
     counts = Counter(r.status.value for r in results.values())
     failed = any(r.status.fails for r in results.values())
-    if args.format == "json":
+    if form == "json":
         print(
             json.dumps(
                 {
@@ -259,11 +222,11 @@ def _main(argv: list[str] | None, terminated: list[int]) -> int:
         print(f"{'result':<14} count")
         for status in LinkStatus:
             print(f"{status.value:<14} {counts.get(status.value, 0)}")
-        print(f"{'skipped':<14} {len(by_url) - len(todo)} (checked within {args.max_age:g} days)")
+        print(f"{'skipped':<14} {len(by_url) - len(todo)} (checked within {max_age:g} days)")
         if stamped_files:
             print(f"stamped {len(stamped_files)} term files")
     if interrupted:
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     if write_failed:
-        return EXIT_WRITE
-    return EXIT_BROKEN if failed else EXIT_OK
+        return ExitCode.WRITE
+    return ExitCode.FAILED if failed else ExitCode.OK

@@ -1,20 +1,19 @@
 """Stamp stage of the link checker: write the date a source was found reachable into its term.
 
-This is the one place a machine edits a file people write, so it edits through a
-round-trip YAML library (ruamel.yaml) and then proves that only stamp lines changed: if
-the re-dumped file differs from the author's anywhere else (an indentation style the
-dumper would normalise, say), the file is left as it was and the problem reported. A
-stamp never moves back, and the write is atomic and a compare-and-swap (atomic.py): an
-edit an author saves meanwhile is never overwritten.
+This is the one place a machine edits a file people write. It decides what to set (_plan),
+writes it over the old values' characters where it can (yamledit.py), else through a
+round-trip YAML library (ruamel.yaml), and then proves that only stamp lines changed: if
+the edited file differs from the author's anywhere else (an indentation style the dumper
+would normalise, say), the file is left as it was and the problem reported. A stamp never
+moves back, and the write is atomic and a compare-and-swap (files/atomic.py): an edit an
+author saves meanwhile is never overwritten.
 """
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import difflib
 import io
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,8 +24,8 @@ import yaml
 
 from cudagloss.files import linebreaks
 from cudagloss.files.atomic import Changed, ReadOnly, read_snapshot, write_text_atomic
-
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from cudagloss.links import yamledit
+from cudagloss.links.yamledit import Plan
 
 STAMP_KEYS = ("checked_on", "last_checked_on", "written_by", "written_on", "reviewed_by")
 BYLINE_FROM_HISTORY = ("written_by", "written_on", "reviewed_by")
@@ -94,10 +93,6 @@ def _may_change(text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, 
 _URL = re.compile(r"^\s*(?:-\s+)?url:", re.MULTILINE)
 _DATED = re.compile(r"^\s*(?:-\s+)?checked_on:\s*['\"]?\d{4}-\d{2}-\d{2}", re.MULTILINE)
 _PENDING_LINE = re.compile(r"^\s+(\w+):\s*['\"]?pending['\"]?\s*(?:#.*)?$", re.MULTILINE)
-
-
-Plan = list[tuple[tuple[str | int, ...], object]]
-"""What to set: (path of keys and indices from the top of the file, new value)."""
 
 
 def _plan(data: Any, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None) -> Plan:
@@ -220,92 +215,20 @@ def _stamped(plan: Plan) -> int:
     return sum(1 for where, _ in plan if where[0] == "sources")
 
 
-def _scalar(value: object) -> str:
-    """A value as YAML text that loads back as itself (checked after the edit anyway)."""
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    text = str(value)
-    if _PLAIN.match(text) and text.lower() not in ("pending", "null", "true", "false", "yes", "no", "on", "off"):
-        return text
-    return json.dumps(text, ensure_ascii=False)  # JSON strings are YAML double-quoted scalars
-
-
-_PLAIN = re.compile(r"^[^\W\d_](?:[\w .'-]*[\w.])?$")
-"""Names such as "Zoë O'Brien" stay unquoted, as an author would write them."""
-
-
 def _in_place(text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None) -> tuple[str, int] | None:
     """The stamped text and the number of sources stamped, or None where this way cannot
     do it safely."""
-    loader = _LOADER(text)
-    try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError:
+    parsed = yamledit.parse(text)
+    if parsed is None:
         return None
-    finally:
-        loader.dispose()
+    node, data = parsed
     plan = _plan(data, reachable, fill)
     if not plan:
         return text, 0
-    edits: list[tuple[int, int, str]] = []
-    for where, value in plan:
-        target = _find(node, where)
-        if target is None:
-            insert = _insertion(text, _find(node, where[:-1]), str(where[-1]), _scalar(value))
-            if insert is None:
-                return None
-            edits.append(insert)
-            continue
-        if not isinstance(target, yaml.ScalarNode) or target.style not in (None, "", "'", '"'):
-            return None
-        if target.start_mark.line != target.end_mark.line:
-            return None
-        edits.append((target.start_mark.index, target.end_mark.index, _scalar(value)))
-    out = text
-    for start, end, new in sorted(edits, reverse=True):
-        out = out[:start] + new + out[end:]
-    expected: Any = copy.deepcopy(data)
-    for where, value in plan:
-        parent: Any = expected
-        for key in where[:-1]:
-            parent = parent[key]
-        parent[where[-1]] = value
-    try:
-        if yaml.load(out, Loader=_LOADER) != expected or not _only_stamps_changed(text, out):
-            return None
-    except yaml.YAMLError:
+    out = yamledit.edited(text, node, data, plan)
+    if out is None or not _only_stamps_changed(text, out):
         return None
     return out, _stamped(plan)
-
-
-def _insertion(text: str, mapping: Any, key: str, value: str) -> tuple[int, int, str] | None:
-    """A new 'key: value' line at the end of a block mapping, indented like its keys (where
-    the round-trip library would put it too), or None for a layout this does not handle."""
-    if not isinstance(mapping, yaml.MappingNode) or mapping.flow_style or not mapping.value:
-        return None
-    columns = {k.start_mark.column for k, _ in mapping.value}
-    last = mapping.value[-1][1]
-    if len(columns) != 1 or not isinstance(last, yaml.ScalarNode) or last.start_mark.line != last.end_mark.line:
-        return None
-    newline = text.find("\n", last.end_mark.index)
-    line = " " * columns.pop() + f"{key}: {value}"
-    if newline < 0:
-        return len(text), len(text), "\n" + line
-    return newline + 1, newline + 1, line + "\n"
-
-
-def _find(node: Any, where: tuple[str | int, ...]) -> Any:
-    for key in where:
-        if isinstance(key, int) and isinstance(node, yaml.SequenceNode) and key < len(node.value):
-            node = node.value[key]
-        elif isinstance(key, str) and isinstance(node, yaml.MappingNode):
-            node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
-            if node is None:
-                return None
-        else:
-            return None
-    return node
 
 
 def _round_trip(
@@ -316,11 +239,7 @@ def _round_trip(
         return None, 0, "its layout cannot be kept by the YAML round trip; stamp by hand"
     data = yaml_rt.load(text)
     plan = _plan(data, reachable, byline_fill)
-    for where, value in plan:
-        parent = data
-        for key in where[:-1]:
-            parent = parent[key]
-        parent[where[-1]] = _fresh(value) if isinstance(value, dt.date) else str(value)
+    yamledit.assign(data, [(where, _fresh(v) if isinstance(v, dt.date) else str(v)) for where, v in plan])
     after = _dump(yaml_rt, data)
     if after == text:
         return None, 0, ""

@@ -137,7 +137,6 @@ class Converter:
                 continue
             key = key_node.value
             sub = prefix + key
-            self.positions.keys[sub] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             if key in seen:
                 self.error(
                     key_node, f"duplicate field '{sub}' (first set on line {seen[key]})", "remove one of the two"

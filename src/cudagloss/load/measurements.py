@@ -29,7 +29,7 @@ def _read(path: Path, shown: str, diagnostics: list[Diagnostic]) -> Measurement 
     try:
         return parse_measurement(read_measurement_text(path, shown), shown)
     except MeasurementError as exc:
-        diagnostics.extend(Diagnostic(shown, p.line, p.col, p.message, p.hint) for p in exc.problems)
+        diagnostics += exc.diagnostics
     return None
 
 
@@ -149,7 +149,5 @@ def load_measurements(
                 )
                 good = None
             stale = bool(info and good and good.code_hash != info.code_hash)
-            record.runs.append(
-                NodeRun(node, good, good_shown if good else "", failed, stale)
-            )
+            record.runs.append(NodeRun(node, good, good_shown if good else "", failed, stale))
     return found, diagnostics

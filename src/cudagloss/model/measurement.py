@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from cudagloss.errors import Diagnostic, GlossaryError
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.model.measurement_rules import (
     FORMAT_VERSION,
@@ -40,7 +41,6 @@ __all__ = [
     "Gate",
     "Measurement",
     "MeasurementError",
-    "Problem",
     "Result",
     "code_hash",
     "parse_measurement",
@@ -55,30 +55,24 @@ MAX_REPORTED = 50
 """Problems reported per file; a file with more says how many it left out."""
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong in a measurement file, at its line and column."""
+class MeasurementError(GlossaryError):
+    """A measurement file that cannot be used as it is: every problem found in it, as
+    diagnostics in the order of the file (a count of those left out comes last); line, col,
+    message and hint are those of the first (what the verifier prints). str() is one line
+    per problem, `path:line:col: message`."""
 
-    line: int
-    col: int
-    message: str
-    hint: str = HINT
-
-
-class MeasurementError(Exception):
-    """A measurement file that cannot be used as it is: every problem found in it, each at its
-    line and column; line, col, message and hint are those of the first."""
-
-    def __init__(self, shown: str, problems: Sequence[Problem]) -> None:
-        self.shown = shown
-        self.problems = list(problems) or [Problem(1, 1, "cannot be used")]
-        first = self.problems[0]
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
+        super().__init__(diagnostics)
+        self.diagnostics = list(diagnostics)
+        first = self.diagnostics[0]
         self.line, self.col, self.message, self.hint = first.line, first.col, first.message, first.hint
-        super().__init__("\n".join(f"{shown}:{p.line}:{p.col}: {p.message}" for p in self.problems))
 
     @classmethod
     def one(cls, shown: str, message: str, line: int = 1, col: int = 1) -> MeasurementError:
-        return cls(shown, [Problem(line, col, message)])
+        return cls([Diagnostic(shown, line, col, message, HINT)])
+
+    def __str__(self) -> str:
+        return "\n".join(f"{d.path}:{d.line}:{d.col}: {d.message}" for d in self.diagnostics)
 
 
 @dataclass(frozen=True)
@@ -156,10 +150,10 @@ def parse_measurement(text: str, shown: str) -> Measurement:
     fields, issues = check(parsed.value, parsed.where, parsed.duplicates)
     if issues:
         issues.sort(key=lambda i: i.offset)  # stable: one value's issues stay in the order found
-        problems = [Problem(*line_col(text, i.offset), i.message, i.hint or HINT) for i in issues[:MAX_REPORTED]]
+        found = [Diagnostic(shown, *line_col(text, i.offset), i.message, i.hint or HINT) for i in issues[:MAX_REPORTED]]
         if len(issues) > MAX_REPORTED:  # positions cost a scan each: count the rest, never place them
-            problems.append(Problem(1, 1, f"and {len(issues) - MAX_REPORTED:,} more problems not shown"))
-        raise MeasurementError(shown, problems)
+            found.append(Diagnostic(shown, 1, 1, f"and {len(issues) - MAX_REPORTED:,} more problems not shown", HINT))
+        raise MeasurementError(found)
     assert fields is not None
     return Measurement(
         experiment=fields["experiment"],

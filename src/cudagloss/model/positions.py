@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Positions:
-    """Where each value (and each mapping key) of one file is, by field path like 'sources[1].url'."""
+    """Where each value of one file is, by field path like 'sources[1].url'."""
 
     values: dict[str, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[str, tuple[int, int]] = field(default_factory=dict)
     block_first_line: dict[str, int] = field(default_factory=dict)
     """For literal/folded block scalars: the file line of the scalar's first content line."""
 
@@ -22,7 +21,3 @@ class Positions:
             cut = max(path.rfind("."), path.rfind("["))
             path = path[:cut] if cut > 0 else ""
         return self.values.get("", (1, 1))
-
-    def key_at(self, path: str) -> tuple[int, int]:
-        """The position of a mapping key (where a missing or extra field is reported)."""
-        return self.keys.get(path) or self.at(path)

@@ -62,12 +62,17 @@ def result_anchor(node: str, name: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", f"{node}-{name}".lower())
 
 
+def page_path(src_uri: str) -> str:
+    """Where a page or file is published, relative to the site's root, as MkDocs' directory
+    URLs place it: '' for the home page, 'terms/ptx/' for 'terms/ptx.md', a raw file as it is."""
+    if src_uri == INDEX:
+        return ""
+    return src_uri[: -len(".md")] + "/" if src_uri.endswith(".md") else src_uri
+
+
 def page_url(site_url: str | None, src_uri: str) -> str | None:
-    """The published address of a page (MkDocs' directory URLs), or None without a site URL."""
-    if not site_url:
-        return None
-    path = "" if src_uri == INDEX else src_uri[: -len(".md")] + "/"
-    return site_url + path
+    """The published address of a page, or None without a site URL."""
+    return site_url + page_path(src_uri) if site_url else None
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from cudagloss.model.urls import relative_href, term_src_uri
 from cudagloss.site import escape
-from cudagloss.model.urls import relative_href
 from cudagloss.text.markdown import blocks, plain_text, protected_spans
 
 
@@ -26,6 +26,24 @@ class LinkTarget:
     """Case-insensitive surface forms."""
     exact_forms: tuple[str, ...]
     """Case-sensitive surface forms (acronyms)."""
+
+
+def _is_acronym(form: str) -> bool:
+    """'PTX', 'SASS', 'JIT': matched case-sensitively so that ordinary words are not linked."""
+    return form.isupper() and " " not in form.strip()
+
+
+def link_target(slug: str, definition: str, surface_forms: Iterable[str]) -> LinkTarget:
+    """A term as the linker sees it: its page, its definition (the tooltip) and its forms,
+    acronyms apart."""
+    forms = tuple(surface_forms)
+    return LinkTarget(
+        slug=slug,
+        src_uri=term_src_uri(slug),
+        definition=definition,
+        forms=tuple(f for f in forms if f.strip() and not _is_acronym(f)),
+        exact_forms=tuple(f for f in forms if _is_acronym(f)),
+    )
 
 
 _LEAD = re.compile(r"\w+|[^\w\s]")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cudagloss.load.glossary import load_glossary
 from cudagloss.model.corpus import Corpus
 from cudagloss.site.export import Exporter
-from cudagloss.load.glossary import load_glossary
-from cudagloss.site.render import Renderer, SiteContent
+from cudagloss.site.output import SiteContent
+from cudagloss.site.renderer import Renderer
 
 
 def build_site_content(

@@ -8,16 +8,14 @@ mistake reported with the command that would produce it, not an empty string.
 
 from __future__ import annotations
 
-import re
-
 from markupsafe import Markup
 
-from cudagloss.site import escape
-from cudagloss.errors import did_you_mean
-from cudagloss.model.urls import MEASUREMENTS_DIR, measurement_src_uri, relative_href, result_anchor
-from cudagloss.model.measurements import MeasurementSet, NodeRun, format_value, resolve
 from cudagloss.model.measurement import Result
+from cudagloss.model.measurements import MeasurementSet, NodeRun, format_value, resolve
 from cudagloss.model.term import Term
+from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
+from cudagloss.site import escape
+
 
 class ValueCiter:
     """The `measured` function of one term's body; it remembers what the body cited."""

@@ -14,14 +14,16 @@ import functools
 import posixpath
 import re
 from pathlib import Path
-from typing import Any
 
 from markupsafe import Markup
 
-from cudagloss.text.markdown import link_scheme, plain_text
+from cudagloss.model.urls import measurement_src_uri, page_path, section_src_uri, term_src_uri
+from cudagloss.site.environment import render
 from cudagloss.site.memo import Memo
-from cudagloss.model.urls import INDEX, TERMS_DIR, section_src_uri, term_src_uri
-from cudagloss.site.render import GeneratedFile, Renderer
+from cudagloss.site.output import GeneratedFile
+from cudagloss.site.renderer import Renderer
+from cudagloss.site.views import Glossary, LlmsExperiment, LlmsSection, LlmsTerm, LlmsTxt, TermPage
+from cudagloss.text.markdown import link_scheme, plain_text
 
 GLOSSARY_MD = "glossary.md"
 LLMS_TXT = "llms.txt"
@@ -41,14 +43,10 @@ class Exporter:
         self.env = renderer.env
 
     def site_href(self, src_uri: str) -> Markup:
-        """The address of a generated page (directory URLs, as MkDocs publishes them)."""
+        """The address of a generated page (directory URLs, as MkDocs publishes them): what
+        urls.page_url computes, also without a site URL (then relative to the site root)."""
         path, _, anchor = src_uri.partition("#")
-        if path == INDEX:
-            url = self.base or "./"
-        elif path.endswith(".md"):
-            url = self.base + path[: -len(".md")] + "/"
-        else:
-            url = self.base + path
+        url = (self.base + page_path(path)) or "./"
         return Markup(f"{url}#{anchor}" if anchor else url)  # our pages' addresses: slugs under the site's URL
 
     def rebase(self, markdown: str, from_uri: str) -> str:
@@ -61,9 +59,9 @@ class Exporter:
                 return link
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(from_uri), link))
             path = resolved.partition("#")[0]
-            directory, name = posixpath.split(path)
-            if directory == TERMS_DIR and name.endswith(".md") and name[: -len(".md")] in self.renderer.corpus:
-                return f"#{name[: -len('.md')]}"
+            slug = posixpath.splitext(posixpath.basename(path))[0]
+            if path == term_src_uri(slug) and slug in self.renderer.corpus:
+                return f"#{slug}"
             return self.site_href(resolved)
 
         markdown = _INLINE_TARGET.sub(lambda m: m.group(1) + target(m.group(2)), markdown)
@@ -72,52 +70,38 @@ class Exporter:
 
     def glossary_markdown(self) -> str:
         r = self.renderer
-        corpus = r.corpus
         terms = []
-        for t in corpus.alphabetical():
-            context = r.term_context(t.slug)
-            key = (r.memo_key("export_term.md.j2", context, self.env), self.base)
-            terms.append(Markup(_CHUNKS.get(key, functools.partial(self._chunk, context, t.slug))))
-        return self.env.get_template("glossary.md.j2").render(
-            site_name=r.site_name,
-            site_href=Markup(self.renderer.site_url) if self.renderer.site_url else None,
-            count=len(corpus),
-            terms=terms,
-        )
+        for t in r.corpus.alphabetical():
+            view = r.term_view(t.slug)
+            key = (r.memo_key("export_term.md.j2", view), self.base)
+            terms.append(Markup(_CHUNKS.get(key, functools.partial(self._chunk, view))))
+        site_href = Markup(r.site_url) if r.site_url else None
+        return render(self.env, "glossary.md.j2", Glossary(r.site_name, site_href, len(r.corpus), tuple(terms)))
 
-    def _chunk(self, context: dict[str, Any], slug: str) -> str:
-        return self.rebase(self.env.get_template("export_term.md.j2").render(context), term_src_uri(slug))
+    def _chunk(self, view: TermPage) -> str:
+        return self.rebase(render(self.env, "export_term.md.j2", view), term_src_uri(view.slug))
 
     def llms_txt(self) -> str:
-        r = self.renderer
-        corpus = r.corpus
-        sections = [
-            {
-                "title": s.title,
-                "description": s.description,
-                "href": self.site_href(section_src_uri(s.slug)),
-                "terms": [
-                    {
-                        "name": t.term.name,
-                        "href": self.site_href(term_src_uri(t.slug)),
-                        "definition": plain_text(t.term.definition),
-                    }
+        corpus = self.renderer.corpus
+        sections = tuple(
+            LlmsSection(
+                s.title,
+                s.description,
+                self.site_href(section_src_uri(s.slug)),
+                tuple(
+                    LlmsTerm(t.term.name, self.site_href(term_src_uri(t.slug)), plain_text(t.term.definition))
                     for t in corpus.in_section(s.slug)
-                ],
-            }
+                ),
+            )
             for s in corpus.sections
-        ]
-        experiments = [
-            {"id": record.id, "href": self.site_href(f"measurements/{record.id}.md"), "purpose": record.purpose}
-            for record in (corpus.measurements or [])
-        ]
-        return self.env.get_template("llms.txt.j2").render(
-            site_name=r.site_name,
-            count=len(corpus),
-            glossary_href=Markup(self.base + GLOSSARY_MD),
-            sections=sections,
-            experiments=experiments,
         )
+        experiments = tuple(
+            LlmsExperiment(record.id, self.site_href(measurement_src_uri(record.id)), record.purpose)
+            for record in (corpus.measurements or [])
+        )
+        glossary_href = Markup(self.base + GLOSSARY_MD)
+        view = LlmsTxt(self.renderer.site_name, len(corpus), glossary_href, sections, experiments)
+        return render(self.env, "llms.txt.j2", view)
 
     def files(self) -> list[GeneratedFile]:
         return [GeneratedFile(GLOSSARY_MD, self.glossary_markdown()), GeneratedFile(LLMS_TXT, self.llms_txt())]

@@ -2,7 +2,7 @@
 
 `mkdocs serve --dirty` rebuilds only the pages whose file says it is modified, but a
 generated file always says so, so by itself every page is rebuilt after every edit. The
-site hooks ask this module instead: a page is modified when its Markdown or edit link
+MkDocs adapter asks this module instead: a page is modified when its Markdown or edit link
 differs from the last completed build, or when anything every page shows has changed (the
 navigation, the set of pages, the site configuration). Nothing here imports MkDocs.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from cudagloss.site.render import SiteContent
+from cudagloss.site.output import SiteContent
 
 PageInputs = tuple[bool, str | None, str]
 
@@ -56,5 +56,5 @@ class BuildMemory:
 
 
 MEMORY = BuildMemory()
-"""One per process, kept in the package rather than the hooks file, whose module MkDocs
-may load again for a new configuration."""
+"""One per process: it outlives each configuration's adapter, and `mkdocs serve` makes a
+new configuration for every rebuild."""

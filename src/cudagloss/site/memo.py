@@ -1,8 +1,8 @@
 """A bounded memo for the render stage, so `mkdocs serve` re-renders only what changed.
 
 MkDocs rebuilds the whole site after every edit, in the same process. Each page's Markdown
-is a pure function of a context made of plain values, so keying the rendered text on the
-exact inputs (their repr) lets an unchanged page cost a dictionary lookup instead of a
+is a pure function of its page view (a frozen dataclass of plain values), so keying the
+rendered text on the exact inputs lets an unchanged page cost a dictionary lookup instead of a
 template render, with no way to serve a stale page: any changed input is a new key.
 """
 

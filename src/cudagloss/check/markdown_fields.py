@@ -1,0 +1,74 @@
+"""The Markdown fields of a term (body, definition, notes), checked as their pages will use them.
+
+The checks of cudagloss.check.authortext find mistakes at a line and column inside one
+field's text; here they become diagnostics at their place in the term file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cudagloss.check.authortext import AuthorTextError, check_citations, check_markdown
+from cudagloss.check.fields import EMAIL_HINT, shown
+from cudagloss.errors import Diagnostic
+from cudagloss.model.corpus import LoadedTerm
+from cudagloss.model.measurements import MeasurementSet
+from cudagloss.model.urls import url_problem
+from cudagloss.text.markdown import link_scheme, link_targets
+
+
+def field_position(t: LoadedTerm, where: str, line: int, col: int) -> tuple[int, int]:
+    """A position inside a Markdown field's text as a position in the file: exact for a
+    block scalar (`body: |`), the field's own position otherwise."""
+    first = t.positions.block_first_line.get(where)
+    if not first:
+        return t.at(where)
+    try:
+        lines = t.file.read_text(encoding="utf-8").splitlines()
+        file_line = lines[first + line - 2]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return first + line - 1, col
+    return first + line - 1, len(file_line) - len(file_line.lstrip(" ")) + col
+
+
+def markdown_fields(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
+    """Author Markdown (body, definition, notes): only the directive where it belongs, only
+    links a reader may follow, and no more unclosed brackets than the parser bears; then
+    every value the body cites must exist."""
+    term = t.term
+    fields = [("body", term.body, True), ("definition", term.definition, False)]
+    fields += [(f"where_you_meet_this[{i}].note", m.note, False) for i, m in enumerate(term.where_you_meet_this)]
+    fields += [(f"measurements[{i}].note", c.note, False) for i, c in enumerate(term.measurements)]
+    body_ok = True
+    for where, text, directives in fields:
+        errors = check_markdown(text, directives=directives) + _links(text)
+        body_ok = body_ok and not (directives and errors)
+        for e in errors:
+            yield Diagnostic(t.path, *field_position(t, where, e.line, e.col), f"{where}: {e.message}", e.hint)
+    if body_ok:
+        try:
+            check_citations(term, measurements)
+        except AuthorTextError as exc:
+            yield Diagnostic(t.path, *field_position(t, "body", exc.line, exc.col), f"body: {exc.message}", exc.hint)
+
+
+def _links(text: str) -> list[AuthorTextError]:
+    """A mailto: link publishes its address however it is spelt ('%40', no dot at all); an
+    http(s) link must be one a reader can follow."""
+    out = []
+    for target in link_targets(text):
+        scheme = link_scheme(target)
+        if scheme == "mailto":
+            message, hint = f"link to {shown(target)} is an e-mail address", EMAIL_HINT
+        elif scheme in ("http", "https") and (problem := url_problem(target)):
+            message, hint = f"link to {shown(target)} {problem}", "fix the address"
+        else:
+            continue
+        line, col = _text_position(text, target)
+        out.append(AuthorTextError(message, line=line, col=col, hint=hint))
+    return out
+
+
+def _text_position(text: str, needle: str) -> tuple[int, int]:
+    offset = max(text.find(needle), 0)
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -1,0 +1,73 @@
+"""`cudagloss check terms/`: every mistake in the terms, and the measurements they cite.
+
+It reads the terms with the measurements they cite (measurements/ beside the terms folder)
+and the verifier's catalog (verifier/ in the working directory), as the site does.
+Mistakes are raised, for the command line's one boundary to report; `--format github`
+prints them as annotations on the pull request instead of `path:line:col: message`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, count, report
+from cudagloss.load.glossary import load_glossary
+
+
+def _escape(text: str, *, prop: bool = False) -> str:
+    """GitHub's workflow-command escaping (properties also escape ':' and ',')."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def github_annotation(d: Diagnostic) -> str:
+    """One diagnostic as a GitHub Actions annotation, shown on the line of the pull request."""
+    kind = "warning" if d.warning else "error"
+    where = f"file={_escape(d.path, prop=True)},line={d.line},col={d.col}"
+    message = f"{d.message}\nhint: {d.hint}" if d.hint else d.message
+    return f"::{kind} {where},title=cudagloss check::{_escape(message)}"
+
+
+def print_diagnostics(diagnostics: list[Diagnostic], form: str) -> None:
+    """The report on stderr; in the github form, annotations on stdout and the count on stderr."""
+    if form == "github":
+        for d in sorted(diagnostics):
+            print(github_annotation(d))
+        print(count(diagnostics), file=sys.stderr)
+    else:
+        print(report(diagnostics), file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    terms = Path(args.terms)
+    measurements = Path(args.measurements) if args.measurements else terms.parent / "measurements"
+    corpus = load_glossary(terms, None if args.no_measurements else measurements, repo_root=Path.cwd())
+    if corpus.warnings:
+        if args.strict:
+            raise GlossaryError(corpus.warnings)
+        print_diagnostics(corpus.warnings, args.format)
+    if not args.quiet:
+        print(f"{args.terms}: {len(corpus)} terms in {len(corpus.sections)} sections, no errors")
+    return ExitCode.OK
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = sub.add_parser("check", help="check every term file of a folder and report all mistakes")
+    check.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
+    check.add_argument("-q", "--quiet", action="store_true", help="print nothing when there is no error")
+    check.add_argument(
+        "--measurements", help="the measurements folder the terms cite (default: measurements/ beside the terms)"
+    )
+    check.add_argument("--no-measurements", action="store_true", help="check the terms without their measurements")
+    check.add_argument("--strict", action="store_true", help="fail on warnings too (e.g. stale measurements)")
+    check.add_argument(
+        "--format",
+        choices=("text", "github"),
+        default="github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text",
+        help="text (path:line:col: message) or github (annotations on the pull request; "
+        "the default inside GitHub Actions)",
+    )
+    check.set_defaults(run=run)

@@ -1,0 +1,30 @@
+"""`cudagloss export terms/`: the whole glossary as one Markdown file and an llms.txt."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cudagloss.errors import ExitCode, display_path
+from cudagloss.files.atomic import write_text_atomic
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    from cudagloss.site.export import export_files  # the site stage (Jinja2) only for this verb
+
+    terms = Path(args.terms)
+    files = export_files(terms, terms.parent / "measurements", repo_root=Path.cwd(), site_url=args.site_url)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for exported in files:
+        write_text_atomic(out / exported.src_uri, exported.content)
+        print(f"wrote {display_path(out / exported.src_uri)}")
+    return ExitCode.OK
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    export = sub.add_parser("export", help="write the whole glossary as one Markdown file and an llms.txt")
+    export.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
+    export.add_argument("--out", default="export", help="folder to write into (default: export)")
+    export.add_argument("--site-url", help="the published site's address, for absolute links")
+    export.set_defaults(run=run)

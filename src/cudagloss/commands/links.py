@@ -1,0 +1,73 @@
+"""`cudagloss links [terms/]`: check every source URL of the terms and stamp them.
+
+It parses its own arguments (options may come before the folder, and `links -h` shows its
+own help); the run itself is cudagloss.links.run. SIGTERM (a CI timeout, `docker stop`)
+stops it like Ctrl-C but stamps nothing more, and exits with ExitCode.TERMINATED.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from cudagloss.errors import ExitCode
+
+HELP = "check every source URL and stamp the terms (see `links -h`)"
+
+
+def main(argv: Sequence[str]) -> ExitCode:
+    """Parse argv (what follows `links`) and run; GlossaryError, for terms that cannot be
+    read, is left to the command line's boundary."""
+    from cudagloss.links.checker import CheckerOptions  # httpx only for this verb
+    from cudagloss.links.run import run
+
+    parser = argparse.ArgumentParser(prog="cudagloss links", description="Check every source URL and stamp the terms.")
+    parser.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
+    parser.add_argument("--max-age", type=float, default=3.0, help="skip URLs found reachable this many days ago")
+    parser.add_argument("--force", action="store_true", help="check every URL, however recently checked")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--no-stamp", action="store_true", help="report only; change no file")
+    parser.add_argument("--timeout", type=float, default=CheckerOptions.total_timeout, help="seconds per URL")
+    args = parser.parse_args(argv)
+    with _sigterm_stops() as terminated:
+        try:
+            return run(
+                Path(args.terms),
+                max_age=args.max_age,
+                force=args.force,
+                form=args.format,
+                stamp=not args.no_stamp,
+                timeout=args.timeout,
+                terminated=terminated,
+            )
+        except KeyboardInterrupt:
+            if not terminated:
+                raise
+            print("cudagloss links: terminated", file=sys.stderr)
+            return ExitCode.TERMINATED
+
+
+@contextmanager
+def _sigterm_stops() -> Iterator[list[int]]:
+    """SIGTERM stops the run like Ctrl-C, but stamps nothing more: its handler raises
+    KeyboardInterrupt, which never splits a file write (the writer holds signals until its
+    temporary is gone). The list is non-empty once it came."""
+    came: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield came
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGTERM, previous)

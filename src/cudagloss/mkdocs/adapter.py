@@ -1,0 +1,145 @@
+"""MkDocs events turned into calls to the site stage, for site_hooks/glossary.py to forward.
+
+One GlossaryAdapter per MkDocs configuration (`mkdocs serve` loads a new one for every
+rebuild): it loads and renders the glossary from the configuration's options, hands the
+pages to MkDocs as in-memory files, sanitises every page's HTML, puts each page's JSON-LD
+into its <head> and writes the exports into the built site. What must outlive one
+configuration (which pages changed, compiled templates) stays in the process, in
+cudagloss.site.incremental and cudagloss.site.bytecode.
+
+This is the adapter's one error boundary: a GlossaryError from the site stage is reported
+through a child of the 'mkdocs' logger, one diagnostic at a time, and the build aborted, so
+nothing is built from bad input.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, cast
+
+import jinja2
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import Abort
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page
+
+from cudagloss.errors import GlossaryError
+from cudagloss.files.atomic import write_text_atomic
+from cudagloss.mkdocs import compat
+from cudagloss.mkdocs.config import read_options
+from cudagloss.site.build import build_site_content
+from cudagloss.site.bytecode import BYTECODE
+from cudagloss.site.escape import clean_html
+from cudagloss.site.incremental import MEMORY, page_fingerprints, shared_fingerprint
+
+log = logging.getLogger("mkdocs.hooks.glossary")
+WATCH_POLL_S = 0.1
+
+
+class GlossaryFile(File):
+    """A generated page that says whether it changed, which is what --dirty asks."""
+
+    modified = True
+
+    def is_modified(self) -> bool:
+        return self.modified
+
+
+def on_startup(dirty: bool) -> None:
+    """Once per process, before any configuration is built."""
+    compat.report_versions(compat.installed_versions())
+    if dirty:
+        compat.exact_dirty_builds()
+
+
+def on_serve(server: Any) -> Any:
+    """Once per `mkdocs serve`, before the folders under `watch:` are watched."""
+    compat.poll_every(server, WATCH_POLL_S)
+    return server
+
+
+def on_build_error() -> None:
+    """A build failed part way: the next one rebuilds every page."""
+    MEMORY.forget()
+
+
+class GlossaryAdapter:
+    """The glossary's part in building one MkDocs configuration."""
+
+    def __init__(self, config: MkDocsConfig) -> None:
+        """Read the options and build every page, or log each mistake and abort."""
+        options = read_options(config)
+        try:
+            self.content, corpus = build_site_content(
+                Path(options.terms_dir),
+                Path(options.templates_dir),
+                repo_root=Path(config.config_file_path).parent,
+                site_name=config.site_name,
+                site_url=config.site_url or None,
+                measurements_dir=Path(options.measurements_dir) if options.measurements_dir else None,
+                repo_url=config.repo_url or None,
+            )
+        except GlossaryError as exc:
+            MEMORY.forget()
+            for diagnostic in exc.diagnostics:
+                (log.warning if diagnostic.warning else log.error)(diagnostic.format())
+            n = len(exc.errors)
+            raise Abort(f"{n} error{'s' if n != 1 else ''} in term or measurement files; nothing was built") from None
+        for diagnostic in corpus.warnings:  # --strict turns these into a failed build
+            log.warning(diagnostic.format())
+        self.heads: dict[str, str] = {}
+        """Each generated page's ready <head> HTML (its JSON-LD), by source path."""
+        self.rebuilt: set[str] = set()
+        """URLs of the pages this build renders (all of them unless --dirty)."""
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        config.nav = self.content.nav
+        if not config.repo_url:  # without a repository an edit link would be a broken relative URL
+            config.edit_uri = config.edit_uri_template = None
+        return config
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        """The generated pages and files, each saying whether it changed since the last build."""
+        config_text = Path(config.config_file_path).read_text(encoding="utf-8") + repr(config.site_url)
+        pages = self.content.pages
+        changed = MEMORY.changed(shared_fingerprint(self.content, config_text), page_fingerprints(self.content))
+        if len(changed) < len(pages):
+            log.info(f"{len(changed)} of {len(pages)} glossary pages changed")
+        for page in pages:
+            if page.head:
+                self.heads[page.src_uri] = page.head
+            inclusion = InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV
+            generated = cast(
+                GlossaryFile, GlossaryFile.generated(config, page.src_uri, content=page.markdown, inclusion=inclusion)
+            )
+            generated.edit_uri = page.edit_uri
+            generated.modified = page.src_uri in changed
+            if generated.modified:  # as Page.url (and so the search index) writes it: '' for the home page
+                self.rebuilt.add("" if generated.url in (".", "./") else generated.url)
+            files.append(generated)
+        for raw in self.content.files:
+            files.append(File.generated(config, raw.src_uri, content=raw.content))
+        return files
+
+    def on_page_content(self, html: str) -> str:
+        """Every page's HTML through the allowlist sanitiser (cudagloss.site.escape), whatever made it."""
+        return clean_html(html)
+
+    def on_post_page(self, output: str, page: Page) -> str:
+        """A page's JSON-LD into its <head>: a script the sanitiser rightly keeps out of the body."""
+        head = self.heads.get(page.file.src_uri)
+        return output.replace("</head>", f"{head}</head>", 1) if head else output
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        """glossary.md and llms.txt at the site root (MkDocs would turn a .md file into a page),
+        then the whole search index, and this build becomes the one the next compares with."""
+        for exported in self.content.exports:
+            write_text_atomic(Path(config.site_dir) / exported.src_uri, exported.content)
+        compat.keep_search_entries(config, self.rebuilt)
+        MEMORY.completed()
+
+    def on_env(self, env: jinja2.Environment) -> jinja2.Environment:
+        """MkDocs makes a new theme environment per build; let it reuse compiled templates."""
+        env.bytecode_cache = BYTECODE
+        return env

@@ -1,0 +1,27 @@
+"""A term's body as its page shows it: each `measured(...)` directive replaced by the
+value it names, as a link to the row of the measurement page it came from."""
+
+from __future__ import annotations
+
+from cudagloss.check.authortext import expand
+from cudagloss.model.measurements import MeasurementSet
+from cudagloss.model.term import Term
+from cudagloss.site.cite import ValueCiter
+from cudagloss.site.memo import Memo
+
+Cited = tuple[tuple[str, str], ...]
+_BODIES: Memo[tuple[str, Cited]] = Memo(maxsize=1 << 14)
+
+
+def render_body(term: Term, measurements: MeasurementSet | None, page_uri: str) -> tuple[str, Cited]:
+    """A term's body with its directives replaced by their values, and the (experiment,
+    result) pairs it cited; raises AuthorTextError (the check stage has
+    refused a body that would). `mkdocs serve` asks again after every edit, so it is
+    memoised on what it reads."""
+    key = (term.body, repr(term.measurements), measurements.fingerprint if measurements else None, page_uri)
+
+    def render() -> tuple[str, Cited]:
+        citer = ValueCiter(term, measurements, page_uri)
+        return expand(term.body, citer), tuple(citer.used)
+
+    return _BODIES.get(key, render)

@@ -1,0 +1,84 @@
+"""The templates' Jinja environment: how every printed value is escaped, and the filters.
+
+The templates are trusted designer files; every plain string they print passes
+`escape.text` (inert as Markdown and as HTML), and what is already Markdown comes in as
+Markup. What `escape.text` makes of plain text is readable Markdown, so one environment
+serves the pages and the exports alike.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+import jinja2
+from markupsafe import Markup
+
+from cudagloss.model.term import PENDING
+from cudagloss.site import escape
+from cudagloss.site.bytecode import BYTECODE
+from cudagloss.text.markdown import neutralize_html
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+
+def isodate(value: object) -> str:
+    """A date as YYYY-MM-DD, or 'pending' for one not given yet."""
+    return value.isoformat() if isinstance(value, dt.date) else PENDING
+
+
+def href(path: str) -> Markup:
+    """A link we computed between pages of the site, percent-encoded beyond doubt."""
+    return Markup(quote(path, safe="/#.-_~%"))
+
+
+def author_markdown(text: str) -> Markup:
+    """Author Markdown (a definition, a note) as a page prints it: raw HTML shown as text."""
+    return Markup(neutralize_html(text))
+
+
+def _finalize(value: object) -> object:
+    """Every value a template prints: ready Markdown (Markup) as it is, anything else as
+    plain text made inert by the one escaping rule."""
+    if value is None or hasattr(value, "__html__"):
+        return value
+    return escape.text(value)
+
+
+def _join(items: object, separator: str = ", ") -> Markup:
+    """Jinja's join, with each item through the same rule as a printed value."""
+    return Markup(separator).join(
+        item if hasattr(item, "__html__") else escape.text(item)
+        for item in items  # type: ignore[attr-defined]
+    )
+
+
+def make_environment(templates_dir: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir)),
+        autoescape=True,
+        finalize=_finalize,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        bytecode_cache=BYTECODE,
+    )
+    env.filters["code"] = escape.code
+    env.filters["isodate"] = isodate
+    env.filters["cell"] = escape.text
+    env.filters["html"] = escape.html_text
+    env.filters["linktitle"] = escape.link_title
+    env.filters["join"] = _join
+    return env
+
+
+def render(env: jinja2.Environment, template: str, view: DataclassInstance) -> str:
+    """A template rendered with a view's fields as its names (the fields themselves, not
+    copies as `dataclasses.asdict` makes: nested views stay views)."""
+    context = {f.name: getattr(view, f.name) for f in dataclasses.fields(view)}
+    return env.get_template(template).render(context)

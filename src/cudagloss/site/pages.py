@@ -1,0 +1,171 @@
+"""The views of measured values: a term page's cited experiments, the measurement pages,
+and the raw JSON files the site publishes beside them. Built from the measurement records;
+what needs the whole corpus (the terms that cite an experiment) comes from the Renderer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from urllib.parse import quote
+
+from cudagloss.model.measurement import Measurement
+from cudagloss.model.measurements import ExperimentRecord, MeasurementSet, NodeRun, format_value, verify_command
+from cudagloss.model.term import MeasurementCitation, Term
+from cudagloss.model.urls import (
+    measurement_file_name,
+    measurement_src_uri,
+    measurements_index_uri,
+    raw_json_src_uri,
+    relative_href,
+    result_anchor,
+)
+from cudagloss.site import escape
+from cudagloss.site.body import Cited
+from cudagloss.site.cite import ValueCiter
+from cudagloss.site.environment import author_markdown, href
+from cudagloss.site.output import GeneratedFile
+from cudagloss.site.views import (
+    Citation,
+    ExperimentRow,
+    MeasurementPage,
+    MeasurementsIndex,
+    NodeView,
+    ProvenanceRow,
+    ResultRow,
+    ResultView,
+    RunFile,
+    RunView,
+    TermEntry,
+)
+
+PROVENANCE_LABELS = {
+    "node": "Node",
+    "gpu_name": "GPU",
+    "compute_capability": "Compute capability",
+    "sm_count": "SMs",
+    "driver_version": "Driver",
+    "cuda_driver_version": "CUDA version of the driver",
+    "nvrtc_version": "NVRTC",
+    "nvrtc_ptx_isa_version": "PTX ISA that NVRTC emits",
+    "cuda_bindings_version": "cuda-bindings",
+    "cuda_core_version": "cuda-core",
+    "python": "Python",
+    "os": "OS",
+    "git_commit": "Git commit",
+    "git_dirty": "Uncommitted changes",
+    "recorded_at": "Recorded at",
+    "duration_s": "Duration (s)",
+    "repeats": "Repeats",
+}
+"""How the measurement page names each provenance key (an unknown key is shown as it is)."""
+
+
+def _node(run: NodeRun) -> tuple[str, str, str, bool, bool]:
+    return run.node, run.gpu, run.recorded_on, run.stale, run.failed is not None
+
+
+def node_view(run: NodeRun) -> NodeView:
+    return NodeView(*_node(run))
+
+
+def run_view(record: ExperimentRecord, run: NodeRun) -> RunView:
+    """One node's section of a measurement page: its last good run and a failed one after it."""
+    good = _run_file(record, run, run.good, failed=False)
+    return RunView(*_node(run), good=good, failed=_run_file(record, run, run.failed, failed=True))
+
+
+def _run_file(record: ExperimentRecord, run: NodeRun, m: Measurement | None, *, failed: bool) -> RunFile | None:
+    if m is None:
+        return None
+    raw = raw_json_src_uri(record.id, run.node, failed=failed)
+    return RunFile(
+        raw=href(relative_href(raw, measurement_src_uri(record.id))),
+        raw_name=measurement_file_name(run.node, failed=failed),
+        provenance=tuple(ProvenanceRow(PROVENANCE_LABELS.get(k, k), str(v)) for k, v in m.provenance.items()),
+        gates=tuple(m.gates),
+        error=m.error,
+        results=tuple(
+            ResultView(
+                anchor=escape.ident(result_anchor(run.node, r.name)),
+                name=r.name,
+                value=format_value(r),
+                description=r.description,
+                samples=", ".join(f"{x:.4g}" for x in r.samples),
+            )
+            for r in m.results
+        ),
+    )
+
+
+def citation_view(
+    term: Term, page_uri: str, citation: MeasurementCitation, measurements: MeasurementSet | None, cited: Cited
+) -> Citation:
+    """One cited experiment for a term page's Measured section: its nodes side by side, one
+    row per result shown (those named in the citation, else those the body cites)."""
+    experiment = citation.experiment
+    citer = ValueCiter(term, measurements, page_uri)
+    record = measurements.get(experiment) if measurements else None
+    rows = []
+    for name in citation.results or [n for e, n in cited if e == experiment]:
+        values = record.values(name) if record else []
+        found = next((r for _, r in values if r is not None), None)
+        cells = tuple(citer.link(experiment, run, result, name) for run, result in values)
+        rows.append(ResultRow(found.description if found else name, cells))
+    return Citation(
+        experiment=experiment,
+        href=href(citer.href(experiment)) if record else None,
+        purpose=record.purpose if record else "",
+        note=author_markdown(citation.note),
+        command=verify_command(experiment),
+        nodes=tuple(node_view(run) for run in (record.measured if record else [])),
+        failed_only=tuple(run.node for run in (record.runs if record else []) if run.good is None),
+        rows=tuple(rows),
+    )
+
+
+def measurement_view(
+    record: ExperimentRecord, cited_by: tuple[TermEntry, ...], repo_url: str | None
+) -> MeasurementPage:
+    """One experiment's page: what it measures, its code, who cites it, each node's runs."""
+    uri = measurement_src_uri(record.id)
+    source = record.info.source if record.info else ""
+    return MeasurementPage(
+        experiment=record.id,
+        purpose=record.purpose,
+        source=source,
+        source_href=escape.url(f"{repo_url}/blob/main/{quote(source)}") if repo_url and source else None,
+        command=verify_command(record.id),
+        cited_by=cited_by,
+        runs=tuple(run_view(record, run) for run in record.runs),
+        index=href(relative_href(measurements_index_uri(), uri)),
+    )
+
+
+def measurements_index_view(records: Sequence[tuple[ExperimentRecord, tuple[TermEntry, ...]]]) -> MeasurementsIndex:
+    """Every experiment, with the terms that cite it."""
+    uri = measurements_index_uri()
+    return MeasurementsIndex(
+        tuple(
+            ExperimentRow(
+                id=record.id,
+                href=href(relative_href(measurement_src_uri(record.id), uri)),
+                purpose=record.purpose,
+                nodes=tuple(node_view(run) for run in record.measured),
+                cited_by=cited_by,
+            )
+            for record, cited_by in records
+        )
+    )
+
+
+def raw_files(measurements: MeasurementSet | None) -> list[GeneratedFile]:
+    """Every measurement file, published at the same path as in the repository."""
+    out = []
+    for record in measurements or []:
+        for run in record.runs:
+            for m, failed in ((run.good, False), (run.failed, True)):
+                if m is not None:
+                    # '<', '>' and '&' only occur inside JSON strings: escaped there, a browser
+                    # that sniffs the file as HTML still finds no markup.
+                    raw = m.to_json().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+                    out.append(GeneratedFile(raw_json_src_uri(record.id, run.node, failed=failed), raw))
+    return out

@@ -1,0 +1,284 @@
+"""Render stage: the corpus to the Markdown pages of the site, through templates/.
+
+Pages are generated in memory (the site hooks hand them to MkDocs); nothing is written to
+the repository. Each page is a template rendered with a view (site/views.py) built here:
+bodies are prepared once (directives expanded, raw HTML shown as text, other terms
+auto-linked), as backlinks need all of them. The page's HTML is sanitised once more by the
+site hooks (`escape.clean_html`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+
+from cudagloss.errors import display_path
+from cudagloss.load.terms import SECTIONS_FILE
+from cudagloss.model.corpus import Corpus, LoadedTerm, index_letter
+from cudagloss.model.measurements import ExperimentRecord
+from cudagloss.model.urls import (
+    INDEX,
+    measurement_src_uri,
+    measurements_index_uri,
+    page_url,
+    relative_href,
+    section_src_uri,
+    term_src_uri,
+)
+from cudagloss.site import escape
+from cudagloss.site.autolink import AutoLinker, link_target
+from cudagloss.site.body import render_body
+from cudagloss.site.environment import author_markdown, href, isodate, make_environment, render
+from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
+from cudagloss.site.memo import Memo
+from cudagloss.site.output import GeneratedPage, SiteContent
+from cudagloss.site.pages import citation_view, measurement_view, measurements_index_view, raw_files
+from cudagloss.site.views import (
+    BylineView,
+    IndexPage,
+    Letter,
+    Meet,
+    Related,
+    SectionEntry,
+    SectionLink,
+    SectionPage,
+    SourceView,
+    TermEntry,
+    TermHeading,
+    TermPage,
+)
+from cudagloss.text.markdown import link_targets, neutralize_html, plain_text
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_LINKED: Memo[_Body] = Memo(maxsize=1 << 14)
+_PAGES: Memo[str] = Memo(maxsize=1 << 15)
+_LINK_SETS: Memo[object] = Memo(maxsize=64)
+"""One token per distinct set of link targets: memo keys hold the token, not the set."""
+
+
+def _templates_key(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    """What identifies the templates' current text (Jinja reloads a template whose file changed)."""
+    found = []
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        if path.is_file():
+            st = path.stat()
+            found.append((path.relative_to(folder).as_posix(), st.st_mtime_ns, st.st_size))
+    return tuple(found)
+
+
+def _linked_slug(target: str) -> str | None:
+    """The slug of the term page a relative link points at, judged by its file name alone
+    (whatever folder it names): the page file term_src_uri gives that slug."""
+    if "://" in target:
+        return None
+    name = posixpath.basename(target)
+    slug = posixpath.splitext(name)[0]
+    return slug if name == posixpath.basename(term_src_uri(slug)) else None
+
+
+@dataclass(frozen=True)
+class _Body:
+    markdown: str
+    links: frozenset[str]
+    """Slugs of the terms the body links to, explicitly or by auto-linking."""
+    cited: tuple[tuple[str, str], ...] = ()
+    """(experiment, result) pairs the body shows, in order of first mention."""
+
+
+class Renderer:
+    """Renders one corpus; bodies are prepared once, as backlinks need all of them."""
+
+    def __init__(
+        self,
+        corpus: Corpus,
+        templates_dir: Path,
+        *,
+        site_name: str = "CUDA Glossary",
+        site_url: str | None = None,
+        repo_root: Path | None = None,
+        repo_url: str | None = None,
+    ) -> None:
+        self.corpus = corpus
+        self.repo_url = repo_url.rstrip("/") if repo_url else None
+        self.templates_dir = templates_dir
+        self.env = make_environment(templates_dir)
+        self.site_name = site_name
+        self.site_url = site_url.rstrip("/") + "/" if site_url else None
+        self.repo_root = repo_root
+        self.linker = AutoLinker(link_target(t.slug, t.term.definition, t.surface_forms) for t in corpus)
+        self._templates_key = _templates_key(templates_dir)
+        self._links_key = _LINK_SETS.get(self.linker.targets, object)
+        self._bodies = {t.slug: self._prepare_body(t) for t in corpus}
+        self._views: dict[str, TermPage] = {}
+        self._backlinks: dict[str, set[str]] = {t.slug: set() for t in corpus}
+        for t in corpus:
+            for target in self._bodies[t.slug].links | set(t.term.related):
+                if target in self._backlinks and target != t.slug:
+                    self._backlinks[target].add(t.slug)
+
+    # -- preparation -----------------------------------------------------------------
+
+    def _prepare_body(self, t: LoadedTerm) -> _Body:
+        text, cited = render_body(t.term, self.corpus.measurements, term_src_uri(t.slug))
+        return _LINKED.get((t.slug, text, cited, self._links_key), lambda: self._link_body(t.slug, text, cited))
+
+    def _link_body(self, slug: str, text: str, cited: tuple[tuple[str, str], ...]) -> _Body:
+        text = neutralize_html(text)
+        explicit = {s for s in map(_linked_slug, link_targets(text)) if s is not None and s in self.corpus}
+        text, auto = self.linker.link(text, slug, term_src_uri(slug), already=explicit)
+        return _Body(text, frozenset(explicit | auto), cited)
+
+    def backlinks(self, slug: str) -> set[str]:
+        return set(self._backlinks.get(slug, set()))
+
+    def _href(self, from_uri: str, to_uri: str) -> Markup:
+        return href(relative_href(to_uri, from_uri))
+
+    def _entry_fields(self, t: LoadedTerm, from_uri: str) -> tuple[str, Markup, Markup, str]:
+        d = t.term.definition
+        return t.term.name, self._href(from_uri, term_src_uri(t.slug)), author_markdown(d), plain_text(d)
+
+    def _entry(self, t: LoadedTerm, from_uri: str) -> TermEntry:
+        return TermEntry(*self._entry_fields(t, from_uri))
+
+    def _related(self, t: LoadedTerm, from_uri: str, links_here: bool) -> Related:
+        return Related(*self._entry_fields(t, from_uri), links_here)
+
+    def memo_key(self, template: str, view: DataclassInstance) -> tuple[object, ...]:
+        """Everything a template's output depends on: the templates' files, the view (which
+        compares by value) and the corpus's terms (links resolve against them)."""
+        return (template, view, self._templates_key, self._links_key)
+
+    def render(self, template: str, view: DataclassInstance) -> str:
+        """A page template rendered with a view, unless the same inputs were rendered
+        before: after an edit under `mkdocs serve`, only what changed is rendered again."""
+        return _PAGES.get(self.memo_key(template, view), lambda: render(self.env, template, view))
+
+    # -- term pages ------------------------------------------------------------------
+
+    def term_page(self, slug: str) -> GeneratedPage:
+        t = self.corpus[slug]
+        markdown = self.render("term.md.j2", self.term_view(slug))
+        head = escape.json_ld(term_json_ld(t, self.site_name, self.site_url))
+        return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False, head=head)
+
+    def term_view(self, slug: str) -> TermPage:
+        """What a template needs to show one term, with links relative to its page; made
+        once per term, as the page and the export both use it."""
+        if slug not in self._views:
+            self._views[slug] = self._term_view(slug)
+        return self._views[slug]
+
+    def _term_view(self, slug: str) -> TermPage:
+        t = self.corpus[slug]
+        term = t.term
+        uri = term_src_uri(slug)
+        own = [s for s in term.related if s in self.corpus]
+        back = sorted(self.backlinks(slug) - set(own), key=lambda s: self.corpus[s].term.name.casefold())
+        related = [self._related(self.corpus[s], uri, False) for s in own]
+        related += [self._related(self.corpus[s], uri, True) for s in back]
+        section = self.corpus.section(term.section)
+        section_link = SectionLink(
+            section.title if section else term.section, self._href(uri, section_src_uri(term.section))
+        )
+        cited = self._bodies[slug].cited
+        measured = tuple(citation_view(t.term, uri, c, self.corpus.measurements, cited) for c in term.measurements)
+        measured_on = sorted({(n.node, n.gpu, n.date) for m in measured for n in m.nodes}, key=lambda n: (n[2], n[0]))
+        b = term.byline
+        return TermPage(
+            slug=slug,
+            term=TermHeading(term.name, term.title, tuple(term.error_strings)),
+            definition=author_markdown(term.definition),
+            body=Markup(self._bodies[slug].markdown.strip("\n")),
+            also_known_as=(*term.aliases, *term.abbreviations),
+            section=section_link,
+            related=tuple(related),
+            meet=tuple(self._meet(uri, e.label, e.link, e.note) for e in term.where_you_meet_this),
+            sources=tuple(SourceView(s.title, escape.url(s.url), isodate(s.checked_on)) for s in term.sources),
+            measured=measured,
+            measured_on=tuple(measured_on),
+            byline=BylineView(b.written_by, b.reviewed_by, isodate(b.written_on), isodate(b.last_checked_on)),
+            url=Markup(url) if (url := page_url(self.site_url, uri)) else None,
+        )
+
+    def _meet(self, uri: str, label: str, link: str | None, note: str) -> Meet:
+        internal = link in self.corpus
+        if link and internal:
+            to: Markup | None = self._href(uri, term_src_uri(link))
+        else:
+            to = escape.url(link) if link else None  # None for anything a reader must not be sent to
+        return Meet(label, to, internal, author_markdown(note))
+
+    # -- the home page and section pages ----------------------------------------------
+
+    def index_page(self) -> GeneratedPage:
+        grouped: dict[str, list[TermEntry]] = {}
+        for t in self.corpus.alphabetical():
+            grouped.setdefault(index_letter(t), []).append(self._entry(t, INDEX))
+        # Anchors are what the toc extension makes of the headings: 'a' for 'A', '09' for '0–9'.
+        letters = tuple(
+            Letter(label, escape.ident(re.sub(r"\W", "", label.lower()) or "_"), tuple(entries))
+            for label, entries in grouped.items()
+        )
+        sections = tuple(
+            SectionEntry(s.title, s.description, href(section_src_uri(s.slug)), len(self.corpus.in_section(s.slug)))
+            for s in self.corpus.sections
+        )
+        markdown = self.render("index.md.j2", IndexPage(self.site_name, sections, letters, len(self.corpus)))
+        head = escape.json_ld(term_set_json_ld(self.corpus, self.site_name, self.site_url))
+        return GeneratedPage(INDEX, markdown, None, head=head)
+
+    def section_page(self, slug: str) -> GeneratedPage:
+        section = self.corpus.section(slug)
+        assert section is not None, slug
+        uri = section_src_uri(slug)
+        terms = tuple(self._entry(t, uri) for t in self.corpus.in_section(slug))
+        markdown = self.render("section.md.j2", SectionPage(section, terms, self._href(uri, INDEX)))
+        return GeneratedPage(uri, markdown, self._edit_uri(self.corpus.root / SECTIONS_FILE))
+
+    def _edit_uri(self, file: Path) -> str | None:
+        if self.repo_root is None:
+            return None
+        shown = display_path(file, self.repo_root)
+        return None if shown.startswith(("/", "..")) else shown
+
+    # -- measurement pages --------------------------------------------------------------
+
+    def _cited_by(self, experiment: str, from_uri: str) -> tuple[TermEntry, ...]:
+        return tuple(
+            self._entry(t, from_uri)
+            for t in self.corpus.alphabetical()
+            if any(c.experiment == experiment for c in t.term.measurements)
+        )
+
+    def measurement_page(self, record: ExperimentRecord) -> GeneratedPage:
+        uri = measurement_src_uri(record.id)
+        view = measurement_view(record, self._cited_by(record.id, uri), self.repo_url)
+        return GeneratedPage(uri, self.render("measurement.md.j2", view), None, in_nav=False)
+
+    def measurements_index_page(self) -> GeneratedPage:
+        uri = measurements_index_uri()
+        view = measurements_index_view([(r, self._cited_by(r.id, uri)) for r in self.corpus.measurements or ()])
+        return GeneratedPage(uri, self.render("measurements.md.j2", view), None)
+
+    def site(self) -> SiteContent:
+        """Every page, and a navigation of the home page, one entry per section and the
+        measurements (their index; experiment pages are reached from it and from terms)."""
+        pages = [self.index_page()]
+        pages += [self.section_page(s.slug) for s in self.corpus.sections]
+        pages += [self.term_page(t.slug) for t in self.corpus]
+        nav: list[dict[str, Any]] = [{"Home": INDEX}]
+        # Material prints navigation titles as HTML, so they are escaped here.
+        nav += [{str(escape.html_text(s.title)): section_src_uri(s.slug)} for s in self.corpus.sections]
+        if self.corpus.measurements is not None:
+            pages.append(self.measurements_index_page())
+            pages += [self.measurement_page(record) for record in self.corpus.measurements]
+            nav.append({"Measurements": measurements_index_uri()})
+        return SiteContent(pages, nav, raw_files(self.corpus.measurements))

@@ -1,0 +1,277 @@
+"""What each template reads, as frozen dataclasses of plain values.
+
+A template sees one view (its fields become the template's names) and reads attributes of
+the nested ones (`entry.name`), so mypy checks every value a template is given. Views hold
+only str, Markup, int, bool, None and tuples of views: they compare and hash by value,
+which makes a view its own memo key (an unchanged page is looked up, not rendered again).
+Markup fields are ready Markdown (links we computed, author Markdown with its raw HTML
+shown as text); every other string is escaped when printed (environment.finalize).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from cudagloss.model.measurement import Gate
+from cudagloss.model.term import Section
+
+# -- links to terms and sections ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TermEntry:
+    """A link to a term from another page, with its definition beside it."""
+
+    name: str
+    href: Markup
+    definition: Markup
+    tooltip: str
+    """The definition as plain text, for the link's title."""
+
+
+@dataclass(frozen=True, slots=True)
+class Related(TermEntry):
+    links_here: bool
+    """Listed because the other term links here, not because this term names it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SectionLink:
+    title: str
+    href: Markup
+
+
+# -- a term page (term.md.j2, and export_term.md.j2 for the exported glossary) -------------
+
+
+@dataclass(frozen=True, slots=True)
+class TermHeading:
+    """The term's own words that a page prints as they are (escaped)."""
+
+    name: str
+    title: str
+    error_strings: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Meet:
+    """One 'Where you meet this' entry: a page of ours, an outside address, or no link."""
+
+    label: str
+    href: Markup | None
+    internal: bool
+    note: Markup
+
+
+@dataclass(frozen=True, slots=True)
+class SourceView:
+    title: str
+    url: Markup | None
+    """None for an address a reader must not be sent to."""
+    checked_on: str
+
+
+@dataclass(frozen=True, slots=True)
+class BylineView:
+    written_by: str
+    reviewed_by: str
+    written_on: str
+    last_checked_on: str
+
+
+@dataclass(frozen=True, slots=True)
+class NodeView:
+    """One node that measured an experiment."""
+
+    node: str
+    gpu: str
+    date: str
+    stale: bool
+    failed_since: bool
+    """Its latest run failed; what is shown comes from the last good one."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """One cited result, one cell per measured node."""
+
+    description: str
+    cells: tuple[Markup, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One cited experiment in a term's Measured section: its nodes side by side."""
+
+    experiment: str
+    href: Markup | None
+    purpose: str
+    note: Markup
+    command: str
+    nodes: tuple[NodeView, ...]
+    failed_only: tuple[str, ...]
+    """Nodes whose every run failed."""
+    rows: tuple[ResultRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TermPage:
+    slug: str
+    term: TermHeading
+    definition: Markup
+    body: Markup
+    also_known_as: tuple[str, ...]
+    section: SectionLink
+    related: tuple[Related, ...]
+    meet: tuple[Meet, ...]
+    sources: tuple[SourceView, ...]
+    measured: tuple[Citation, ...]
+    measured_on: tuple[tuple[str, str, str], ...]
+    """(node, GPU, date) of every node the page's numbers come from."""
+    byline: BylineView
+    url: Markup | None
+    """The page's published address, when the site's URL is known."""
+
+
+# -- the home page and section pages --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SectionEntry:
+    title: str
+    description: str
+    href: Markup
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Letter:
+    """One letter of the A–Z list; the anchor is what the toc extension makes of its heading."""
+
+    label: str
+    anchor: Markup
+    entries: tuple[TermEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPage:
+    site_name: str
+    sections: tuple[SectionEntry, ...]
+    letters: tuple[Letter, ...]
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SectionPage:
+    section: Section
+    terms: tuple[TermEntry, ...]
+    home: Markup
+
+
+# -- measurement pages ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProvenanceRow:
+    label: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResultView:
+    """One row of a run's results table; the anchor is what values cited elsewhere link to."""
+
+    anchor: Markup
+    name: str
+    value: str
+    description: str
+    samples: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunFile:
+    """One measurement file of a node (its good run or its failed one) and its raw JSON."""
+
+    raw: Markup
+    raw_name: str
+    provenance: tuple[ProvenanceRow, ...]
+    gates: tuple[Gate, ...]
+    error: str | None
+    results: tuple[ResultView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunView(NodeView):
+    good: RunFile | None
+    failed: RunFile | None
+
+
+@dataclass(frozen=True, slots=True)
+class MeasurementPage:
+    experiment: str
+    purpose: str
+    source: str
+    source_href: Markup | None
+    command: str
+    cited_by: tuple[TermEntry, ...]
+    runs: tuple[RunView, ...]
+    index: Markup
+
+
+@dataclass(frozen=True, slots=True)
+class ExperimentRow:
+    id: str
+    href: Markup
+    purpose: str
+    nodes: tuple[NodeView, ...]
+    cited_by: tuple[TermEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MeasurementsIndex:
+    experiments: tuple[ExperimentRow, ...]
+
+
+# -- the exports (glossary.md, llms.txt) ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Glossary:
+    site_name: str
+    site_href: Markup | None
+    count: int
+    terms: tuple[Markup, ...]
+    """Each term already rendered by export_term.md.j2, its links rewritten for the one file."""
+
+
+@dataclass(frozen=True, slots=True)
+class LlmsTerm:
+    name: str
+    href: Markup
+    definition: str
+
+
+@dataclass(frozen=True, slots=True)
+class LlmsSection:
+    title: str
+    description: str
+    href: Markup
+    terms: tuple[LlmsTerm, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LlmsExperiment:
+    id: str
+    href: Markup
+    purpose: str
+
+
+@dataclass(frozen=True, slots=True)
+class LlmsTxt:
+    site_name: str
+    count: int
+    glossary_href: Markup
+    sections: tuple[LlmsSection, ...]
+    experiments: tuple[LlmsExperiment, ...]

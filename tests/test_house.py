@@ -1,0 +1,217 @@
+"""The house's layout, guarded: what the GPU node imports, the layers, module sizes.
+
+A move that breaks one of these rules passes every behaviour test, so the rules are tested
+here, from the source and in fresh interpreters, in about a second.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "cudagloss"
+
+GPU_NODE_THIRD_PARTY = frozenset({"numpy", "cuda"})
+"""Everything the verifier may import on a GPU node besides the standard library and the
+repository's own code: the node's python3 has cuda-bindings and numpy, nothing else (README).
+(Choosing the experiments the terms cite also reads term YAML with PyYAML; --all does not.)"""
+
+VERIFIER_IMPORTS = (
+    "verifier.registry",
+    "verifier.runner",
+    "verifier.__main__",
+    "verifier.worker",
+    "verifier.spawn",
+    *sorted(f"verifier.experiments.{p.stem}" for p in (ROOT / "verifier" / "experiments").glob("[!_]*.py")),
+    "verifier.kernels.saxpy",
+    "verifier.provenance",
+    "verifier.cachedir",
+    "cudagloss",
+    "cudagloss.model.measurement",
+    "cudagloss.model.measurements",
+    "cudagloss.model.term",
+)
+"""What a GPU node imports (every verifier module imports cuda-python lazily, so all are here)."""
+
+SITE_ONLY = ("jinja2", "markupsafe", "yaml", "mkdocs", "nh3", "confusable_homoglyphs", "httpx", "ruamel")
+"""Installed here for the site and the link checker; the refusal must really be in force for them."""
+
+_GUARDED_CHILD = """
+import importlib, sys
+
+ALLOWED = {allowed!r} | {{"cudagloss", "verifier"}} | set(sys.stdlib_module_names)
+
+
+class Refuse:
+    \"\"\"A meta-path finder: any third-party package the GPU node does not have cannot be imported.\"\"\"
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] not in ALLOWED:
+            raise ImportError(f"{{name}} is not on a GPU node", name=name)
+        return None
+
+
+sys.meta_path.insert(0, Refuse())
+for module in {modules!r}:
+    importlib.import_module(module)
+for name in {site_only!r}:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        continue
+    raise SystemExit(f"the guard let {{name}} through")
+"""
+
+
+def _fresh_python(code: str) -> subprocess.CompletedProcess[str]:
+    """code run by a new interpreter from the repository root, as `python3 -m verifier` is."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(["src", "."])}
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=60
+    )
+
+
+def _guarded(allowed: frozenset[str], modules: tuple[str, ...], then: str = "") -> subprocess.CompletedProcess[str]:
+    """modules imported, then the code `then` run, by a fresh interpreter that refuses every
+    third-party package but allowed."""
+    refused = tuple(name for name in SITE_ONLY if name not in allowed)
+    return _fresh_python(_GUARDED_CHILD.format(allowed=set(allowed), modules=modules, site_only=refused) + then)
+
+
+def test_the_gpu_node_needs_only_cuda_python_and_numpy() -> None:
+    done = _guarded(GPU_NODE_THIRD_PARTY, VERIFIER_IMPORTS)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_choosing_the_cited_experiments_needs_pyyaml_and_nothing_more() -> None:
+    """As README says: the default `make verify` reads the terms' citations with PyYAML."""
+    then = "from pathlib import Path\nfrom verifier.runner import cited_experiments\n"
+    then += "print(cited_experiments(Path('terms')))"
+    done = _guarded(GPU_NODE_THIRD_PARTY | {"yaml"}, ("verifier.runner",), then)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("['"), done.stdout  # experiment ids, not why the terms cannot be read
+
+
+def test_importing_the_package_loads_no_third_party_module() -> None:
+    """The public surface is lazy: `import cudagloss` loads neither Jinja2, MkDocs nor PyYAML."""
+    code = textwrap.dedent(
+        """
+        import sys
+        before = set(sys.modules)
+        import cudagloss
+        ours = {"cudagloss", *sys.stdlib_module_names}
+        print(sorted(m for m in set(sys.modules) - before if m.partition(".")[0] not in ours))
+        """
+    )
+    done = _fresh_python(code)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "[]", f"import cudagloss loaded {done.stdout.strip()}"
+
+
+LAYERS = {
+    "errors": 0,
+    "files": 1,
+    "text": 1,
+    "model": 2,
+    "check": 3,
+    "load": 4,
+    "site": 5,
+    "links": 6,
+    "commands": 7,
+    "mkdocs": 8,
+    "__main__": 8,  # `python -m cudagloss`, the entry point above the command line it runs
+}
+"""Each package's layer: a module imports only from lower layers or from its own package.
+errors.py, which imports nothing of ours, is below files/ and text/ (text/ reports with it)."""
+
+UPWARD_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
+"""Imports that break the layering knowingly, as (importer, imported) modules, each with why."""
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each module under src/cudagloss and the cudagloss modules it imports, at any depth of
+    its code (function-level imports too). cudagloss/__init__.py, the lazy public surface that
+    imports on first use, is left out."""
+    modules = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        if name == "cudagloss":
+            continue
+        targets = graph.setdefault(name, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level == 0, f"{name} line {node.lineno}: a relative import (the house imports absolutely)"
+                if node.module is not None and node.module.partition(".")[0] == "cudagloss":
+                    for alias in node.names:  # `from cudagloss.links import stamp` imports a module
+                        sub = f"{node.module}.{alias.name}"
+                        targets.add(sub if sub in modules else node.module)
+            elif isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name.partition(".")[0] == "cudagloss")
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle, as the modules around it, or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return None
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            found = visit(target)
+            if found:
+                return found
+        path.pop()
+        done.add(module)
+        return None
+
+    return next((c for c in map(visit, sorted(graph)) if c), None)
+
+
+def _package(module: str) -> str:
+    return module.split(".")[1] if "." in module else module
+
+
+def test_no_import_cycle() -> None:
+    cycle = _cycle(_import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_imports_only_go_down_the_layers() -> None:
+    unplaced = sorted({_package(m) for m in _import_graph()} - set(LAYERS) - {"cudagloss"})
+    assert not unplaced, f"give these a layer in LAYERS: {unplaced}"
+    upward = [
+        f"{importer} imports {imported}"
+        for importer, targets in sorted(_import_graph().items())
+        for imported in sorted(targets)
+        if imported != "cudagloss"  # __version__ and the lazy names: the package's own surface
+        and _package(importer) != _package(imported)
+        and LAYERS[_package(importer)] <= LAYERS[_package(imported)]
+        and (importer, imported) not in UPWARD_EXCEPTIONS
+    ]
+    assert not upward, "imports that do not go down the layers:\n" + "\n".join(upward)
+
+
+MAX_LINES = 320
+"""About 300 lines a module, with a little slack."""
+
+
+def test_no_module_is_long() -> None:
+    files = [*PACKAGE.rglob("*.py"), *(ROOT / "site_hooks").rglob("*.py"), *(ROOT / "verifier").rglob("*.py")]
+    sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in files}
+    long = sorted(f"{path} ({lines} lines)" for path, lines in sizes.items() if lines > MAX_LINES)
+    assert not long, f"modules over {MAX_LINES} lines: " + ", ".join(long)
