@@ -40,7 +40,7 @@ def _pages(content: SiteContent) -> dict[str, str]:
 
 def _fresh_process(root: Path) -> dict[str, str]:
     script = (
-        "import json, sys; from pathlib import Path; sys.path.insert(0, 'tests');"
+        "import json, sys; from pathlib import Path; sys.path[:0] = ['tests', 'tests/site'];"
         "import test_rebuild as t; print(json.dumps(t._pages(t._build(Path(sys.argv[1])))))"
     )
     run = subprocess.run(

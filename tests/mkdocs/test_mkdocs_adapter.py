@@ -11,7 +11,7 @@ import pytest
 
 from conftest import FIXTURES
 from cudagloss.mkdocs import compat
-from test_site_build import build, fixture_config
+from sitebuild import build, fixture_config
 
 
 def _config_with(tmp_path: Path, option: str, line: str) -> Path:

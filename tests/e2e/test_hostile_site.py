@@ -28,7 +28,7 @@ import yaml
 
 from conftest import ROOT
 from cudagloss.text.markdown import link_scheme
-from test_site_build import build, fixture_config
+from sitebuild import build, fixture_config
 
 PWN = "window.__pwned=1"
 MODELINE = "# yaml-language-server: $schema=../schema/term.schema.json\n"
@@ -47,7 +47,7 @@ TEXT = [
     f"`` ` `` <iframe src=javascript:{PWN}>",
 ]
 # Payloads for Markdown fields (body, definition, notes) that validation lets through
-# (script URLs and images it refuses, tests/test_author_text.py): raw HTML is shown as
+# (script URLs and images it refuses, tests/check/test_author_text.py): raw HTML is shown as
 # text, so these must stay inert too.
 MARKDOWN = [
     f"Raw <script>{PWN}</script> and <img src=x onerror={PWN}> and <svg/onload={PWN}>.",

@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from conftest import ROOT
-from test_site_build import REPO_TERMS, build
+from sitebuild import REPO_TERMS, build
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", ROOT / "test-artifacts"))

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, ROOT, cudagloss
-from test_site_build import build, fixture_config
+from sitebuild import build, fixture_config
 
 
 @pytest.fixture
