@@ -134,7 +134,7 @@ def test_the_hook_runs_only_for_glossary_files() -> None:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     hook = next(h for h in hooks if h["id"] == "cudagloss-check")
     assert re.search(hook["files"], "terms/ptx.yaml") and re.search(hook["files"], "measurements/a/b.json")
-    assert not re.search(hook["files"], "src/cudagloss/cli.py")
+    assert not re.search(hook["files"], "src/cudagloss/commands/main.py")
 
 
 def test_values_lists_what_a_body_can_cite_with_the_call_to_write(glossary: Path) -> None:

@@ -1,5 +1,5 @@
 """What counts as an e-mail address in text that reaches a page (standard library only: the
-verifier imports it through measurement_check on GPU nodes).
+verifier imports it through model.measurement_rules on GPU nodes).
 
 An address is a local part, '@', and a domain that has a dot and ends in a name of two or
 more letters, or an IP address in brackets: 'ada@example.org', '"ada.lovelace"@example.org',
