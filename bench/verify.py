@@ -28,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import ROOT, row, save
 
+from cudagloss.errors import ExitCode
+
 TARGET_S = 60.0
 TIMING_UNITS = {"ms", "×"}
 SHOWN = ["load_jit_cache_disabled_median", "load_warm_cache_median", "load_native_sass_median", "cuinit_median"]
@@ -88,7 +90,7 @@ def main() -> int:
         data = run_verifier(how, out, args.repeats)
         if data is None:
             print("bench/verify.py: no usable CUDA GPU here; run it on a GPU node", file=sys.stderr)
-            return 3
+            return int(ExitCode.NO_GPU)
         runs[how] = data
     exec_run, fork_run = runs["exec"], runs["fork"]
     print(f"make verify --all, {args.repeats} fresh-process repeats per timing")

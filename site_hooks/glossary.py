@@ -21,7 +21,8 @@ from cudagloss.mkdocs import adapter
 from cudagloss.mkdocs.adapter import GlossaryAdapter
 
 _current: GlossaryAdapter | None = None
-"""The adapter of the configuration being built."""
+"""The adapter of the configuration being built: the one module global, as MkDocs calls
+hooks as plain functions of a file it loads once per process."""
 
 
 def _adapter() -> GlossaryAdapter:

@@ -18,13 +18,26 @@ import sys
 import tempfile
 from pathlib import Path
 
-from cudagloss.errors import ExitCode, complain
+from cudagloss.errors import ExitCode, GlossaryError, UsageError, complain
 from verifier.experiment import ROOT
 from verifier.registry import EXPERIMENTS
 from verifier.runner import choose, cited_experiments, run_all
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The verifier's one error boundary: what the user can fix is reported, never a traceback."""
+    try:
+        return _main(argv)
+    except GlossaryError as exc:
+        print(exc.report(), file=sys.stderr)
+        complain("make verify", "cannot tell which experiments the terms cite: fix the files above, or ARGS=--all")
+        return ExitCode.USAGE
+    except UsageError as exc:
+        complain("make verify", str(exc))
+        return ExitCode.USAGE
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="make verify", description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", action="store_true", help="list the experiments, one line each")
     parser.add_argument("--experiment", help="run only this experiment id")
@@ -35,15 +48,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timing", help="also write where the time went (per experiment and phase) to this JSON file")
     args = parser.parse_args(argv)
     if args.list:
-        cited = cited_experiments(Path(args.terms))
+        try:
+            cited: list[str] | None = cited_experiments(Path(args.terms))
+        except (GlossaryError, UsageError):  # the list is still worth showing, without the marks
+            cited = None
         for module in EXPERIMENTS:
-            mark = "" if isinstance(cited, str) or module.ID in cited else "  (cited by no term)"
+            mark = "" if cited is None or module.ID in cited else "  (cited by no term)"
             print(f"{module.ID:<20} {module.PURPOSE}{mark}")
         return ExitCode.OK
     chosen = choose(args)
-    if isinstance(chosen, str):
-        complain("make verify", chosen)
-        return ExitCode.USAGE
     if not chosen:
         print("make verify: no term cites an experiment; run one with EXPERIMENT=id or all with ARGS=--all")
         return ExitCode.OK

@@ -41,10 +41,11 @@ def timing(name: str, samples: list[float], description: str, unit: str = "ms") 
 class Outcome:
     """What an experiment's run() returns."""
 
+    repeats: int
+    """How many times the experiment repeated its measurement (recorded in the provenance):
+    each experiment says it, as a run made once must not claim the --repeats it was given."""
     gates: list[Gate] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
-    repeats: int = 0
-    """How many times the experiment repeated its measurement (recorded in the provenance)."""
 
     def gate(self, name: str, passed: bool, detail: str = "") -> bool:
         self.gates.append(Gate(name, bool(passed), detail))

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cudagloss.errors import ExitCode, complain
+from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, UsageError, complain
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.model.measurement import Measurement, MeasurementError, record
 from cudagloss.model.measurement_rules import is_node_name
@@ -40,39 +40,41 @@ def _open_device() -> Device | str:
         return str(exc)
 
 
-def cited_experiments(terms: Path) -> list[str] | str:
-    """The experiment ids the term files cite, or why they cannot be read. Only each file's
-    own fields are read: a body citing values not measured yet must not stop their measuring."""
+def cited_experiments(terms: Path) -> list[str]:
+    """The experiment ids the term files cite; GlossaryError with every file that cannot be
+    read, at its line. Only each file's own fields are read: a body citing values not
+    measured yet must not stop their measuring."""
     from cudagloss.load.terms import load_term, term_files
 
     if not terms.is_dir():
-        return f"no terms folder at {terms}"
+        raise UsageError(f"no terms folder at {terms}")
     cited: set[str] = set()
-    unreadable = 0
+    unreadable: list[Diagnostic] = []
     for path in term_files(terms):
-        loaded, _ = load_term(path, ROOT)
+        loaded, found = load_term(path, ROOT)
         if loaded is None:
-            unreadable += 1
+            unreadable += [d for d in found if not d.warning]
             continue
         cited.update(c.experiment for c in loaded.term.measurements)
     if unreadable:
-        return f"{unreadable} term files cannot be read (run make check)"
+        raise GlossaryError(unreadable)
     return sorted(cited)
 
 
-def choose(args: argparse.Namespace) -> list[ModuleType] | str:
-    """The experiments to run: one by id, all, or (by default) those a term cites."""
+def choose(args: argparse.Namespace) -> list[ModuleType]:
+    """The experiments to run: one by id, all, or (by default) those a term cites;
+    UsageError for an id or a citation of an experiment that does not exist."""
     if args.experiment:
         chosen = [m for m in EXPERIMENTS if args.experiment == m.ID]
-        return chosen or f"no experiment '{args.experiment}'; see make verify ARGS=--list"
+        if not chosen:
+            raise UsageError(f"no experiment '{args.experiment}'; see make verify ARGS=--list")
+        return chosen
     if args.all:
         return list(EXPERIMENTS)
     cited = cited_experiments(Path(args.terms))
-    if isinstance(cited, str):
-        return f"cannot tell which experiments are cited: {cited}; or run them all with ARGS=--all"
     unknown = sorted(set(cited) - {m.ID for m in EXPERIMENTS})
     if unknown:
-        return f"terms cite experiments that do not exist: {', '.join(unknown)}"
+        raise UsageError(f"terms cite experiments that do not exist: {', '.join(unknown)}")
     return [m for m in EXPERIMENTS if m.ID in cited]
 
 

@@ -10,6 +10,7 @@ formats diagnostics for every command (the CLI, `links`, the verifier, the MkDoc
 safe to print.
 
     Exception
+    ├── UsageError               a command asked for what does not exist: one line
     └── GlossaryError            diagnostics: every mistake found, sorted
         └── MeasurementError     one measurement file's problems, in file order (cudagloss.model.measurement)
     OSError
@@ -49,6 +50,11 @@ class ExitCode(enum.IntEnum):
     """Ctrl-C."""
     TERMINATED = 143
     """SIGTERM."""
+
+
+class UsageError(Exception):
+    """A command asked for something that does not exist (an experiment id, a folder): one
+    line through complain() and ExitCode.USAGE, as the command's boundary reports it."""
 
 
 def complain(prog: str, message: str) -> None:

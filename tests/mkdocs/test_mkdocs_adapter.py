@@ -50,3 +50,20 @@ def test_the_compat_module_says_which_workarounds_may_no_longer_apply(caplog: py
     assert record.levelno == logging.INFO
     assert "mkdocs-material 10.0.0 (written for 9.8.2)" in record.getMessage()
     assert record.getMessage().endswith("may no longer apply: the search-index merge")
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [({}, "measurements"), ({"measurements_dir": None}, None), ({"measurements_dir": ""}, None)],
+)
+def test_measurements_default_beside_the_config_and_empty_or_null_means_none(
+    tmp_path: Path, given: dict[str, object], expected: str | None
+) -> None:
+    from mkdocs.config.defaults import MkDocsConfig
+
+    from cudagloss.mkdocs.config import read_options
+
+    config = MkDocsConfig(config_file_path=str(tmp_path / "mkdocs.yml"))
+    config.load_dict({"site_name": "x", "extra": {"glossary": given}})
+    found = read_options(config).measurements_dir
+    assert found == (str(tmp_path / expected) if expected else None)

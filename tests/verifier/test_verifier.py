@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from cudagloss.errors import GlossaryError, UsageError
 
 pytest.importorskip("cuda.bindings.nvrtc")
 
@@ -128,7 +129,12 @@ def test_by_default_make_verify_runs_the_experiments_the_terms_cite(tmp_path: Pa
     (tmp_path / "one.yaml").write_text((ROOT / "terms" / "jit-cache.yaml").read_text())
     assert cited_experiments(tmp_path) == ["jit-cache"]
     (tmp_path / "two.yaml").write_text("name: [unclosed\n")
-    assert cited_experiments(tmp_path) == "1 term files cannot be read (run make check)"
+    with pytest.raises(GlossaryError) as caught:
+        cited_experiments(tmp_path)
+    assert {d.path.rsplit("/", 1)[-1] for d in caught.value.errors} == {"two.yaml"}
+    assert any(d.line == 2 and "YAML syntax error" in d.message for d in caught.value.errors)
+    with pytest.raises(UsageError, match="no terms folder"):
+        cited_experiments(tmp_path / "missing")
 
 
 def test_provenance_records_the_ptx_isa_nvrtc_emits() -> None:

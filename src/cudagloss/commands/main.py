@@ -48,22 +48,31 @@ def _boundary(
 ) -> ExitCode:
     """Run verb, turning what the user can fix into a report and an exit status."""
     try:
-        return verb()
-    except GlossaryError as exc:
-        check.print_diagnostics(exc.diagnostics, form)
+        try:
+            return verb()
+        except GlossaryError as exc:
+            check.print_diagnostics(exc.diagnostics, form)
+            return unusable
+        except BrokenPipeError:  # `cudagloss values | head`: the reader left, which is not an error
+            _quiet_stdout()
+            return ExitCode.OK
+    except BrokenPipeError:  # the reader left while the report printed: the mistakes still count
+        _quiet_stdout()
         return unusable
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    except BrokenPipeError:  # `cudagloss values | head`: the reader left, which is not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return ExitCode.OK
     except OSError as exc:  # `export` or `schema` on a full disk: one line, never a traceback
         if not isinstance(exc, WriteFailed) and exc.errno not in _NO_ROOM_OR_RIGHT:
             raise
         shown = exc if isinstance(exc, WriteFailed) else f"cannot write {exc.filename}: {exc.strerror}"
         complain(f"cudagloss {command}", str(shown))
         return ExitCode.WRITE
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit does not fail again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":

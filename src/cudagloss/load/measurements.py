@@ -134,7 +134,7 @@ def load_measurements(
                             1,
                             f"holds experiment '{m.experiment}' on node '{m.node}', not '{sub.name}' on '{node}'",
                             f"make verify writes <experiment>/<node>.json; move it to {sub.parent.name}/"
-                            f"{m.experiment}/{m.node}.json",
+                            f"{m.experiment}/{measurement_file_name(m.node)}",
                         )
                     )
             if good is not None and good.status != "ok":

@@ -36,8 +36,11 @@ class GlossaryConfig(Config):  # type: ignore[no-untyped-call]  # MkDocs' __init
 def read_options(config: MkDocsConfig) -> GlossaryConfig:
     """The validated options; every mistake is logged and the build aborted."""
     options = GlossaryConfig(config_file_path=config.config_file_path)
+    raw = config.extra.get("glossary", {})
+    if isinstance(raw, dict) and raw.get("measurements_dir") == "":
+        raw = {**raw, "measurements_dir": None}  # as before the typed options: empty means none
     try:
-        options.load_dict(config.extra.get("glossary", {}))
+        options.load_dict(raw)
     except ConfigurationError as exc:
         log.error(f"Config value '{KEY}': {exc}")
         raise Abort(f"Aborted with an error in '{KEY}'") from None

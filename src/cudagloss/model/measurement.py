@@ -57,15 +57,14 @@ MAX_REPORTED = 50
 
 class MeasurementError(GlossaryError):
     """A measurement file that cannot be used as it is: every problem found in it, as
-    diagnostics in the order of the file (a count of those left out comes last); line, col,
-    message and hint are those of the first (what the verifier prints). str() is one line
-    per problem, `path:line:col: message`."""
+    diagnostics in the order of the file (a count of those left out comes last); message is
+    the first one's (what the verifier prints). str() is one line per problem,
+    `path:line:col: message`."""
 
     def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
         super().__init__(diagnostics)
-        self.diagnostics = list(diagnostics)
-        first = self.diagnostics[0]
-        self.line, self.col, self.message, self.hint = first.line, first.col, first.message, first.hint
+        self.diagnostics = list(diagnostics) or [Diagnostic("measurement", 1, 1, "cannot be used", HINT)]
+        self.message = self.diagnostics[0].message
 
     @classmethod
     def one(cls, shown: str, message: str, line: int = 1, col: int = 1) -> MeasurementError:

@@ -102,7 +102,7 @@ def code(value: object) -> Markup:
 
 def url(value: str) -> Markup | None:
     """An absolute http(s) URL for an href attribute, or None when it is not one a reader may
-    follow: the predicate validation and the link checker use (links.url_problem)."""
+    follow: the predicate validation and the link checker use (model.urls.url_problem)."""
     return Markup(html.escape(value, quote=True)) if url_problem(value) is None else None
 
 

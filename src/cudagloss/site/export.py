@@ -17,7 +17,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from cudagloss.model.urls import measurement_src_uri, page_path, section_src_uri, term_src_uri
+from cudagloss.model.urls import SAFE_SCHEMES, measurement_src_uri, page_path, section_src_uri, term_src_uri
 from cudagloss.site.environment import render
 from cudagloss.site.memo import Memo
 from cudagloss.site.output import GeneratedFile
@@ -53,7 +53,7 @@ class Exporter:
         """Links written relative to a page, rewritten for the one exported file."""
 
         def target(link: str) -> str:
-            if link_scheme(link) not in ("", "http", "https", "mailto"):
+            if link_scheme(link) not in {"", *SAFE_SCHEMES}:
                 return "#"  # validation refuses these; an export is Markdown no sanitiser reads after us
             if "://" in link or link.startswith(("#", "mailto:")):
                 return link

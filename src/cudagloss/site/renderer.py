@@ -1,10 +1,10 @@
 """Render stage: the corpus to the Markdown pages of the site, through templates/.
 
-Pages are generated in memory (the site hooks hand them to MkDocs); nothing is written to
+Pages are generated in memory (the MkDocs adapter, cudagloss.mkdocs, hands them to MkDocs); nothing is written to
 the repository. Each page is a template rendered with a view (site/views.py) built here:
 bodies are prepared once (directives expanded, raw HTML shown as text, other terms
 auto-linked), as backlinks need all of them. The page's HTML is sanitised once more by the
-site hooks (`escape.clean_html`).
+MkDocs adapter (`escape.clean_html`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 A template sees one view (its fields become the template's names) and reads attributes of
 the nested ones (`entry.name`), so mypy checks every value a template is given. Views hold
-only str, Markup, int, bool, None and tuples of views: they compare and hash by value,
+plain values, frozen model objects (a Section, a Gate) and tuples of them: they compare and
+hash by value,
 which makes a view its own memo key (an unchanged page is looked up, not rendered again).
 Markup fields are ready Markdown (links we computed, author Markdown with its raw HTML
 shown as text); every other string is escaped when printed (environment.finalize).

@@ -31,7 +31,6 @@ _BIDI = {
 _INVISIBLE_LETTERS = {"\u2800", "\u3164", "\uffa0", "\u115f", "\u1160"}
 """Blank characters that Unicode counts as letters or symbols (Hangul fillers, Braille blank)."""
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _WORD = re.compile(r"\w+")
 _NEUTRAL = {"Common", "Inherited", "Unknown"}
 HINT_HIDDEN = "delete it: bidirectional and invisible characters make a text read differently from what it holds"

@@ -1,0 +1,96 @@
+"""Benchmark: this tree's site build against another commit's, in the same run.
+
+A refactor must not make the build slower; comparing with a figure from another day on a
+shared machine says little. This checks REV out into a temporary worktree, writes one
+synthetic corpus (bench/build.py's), and builds it with each tree's hooks, package and
+templates in turn (the order alternates every round); the fastest build of each counts.
+
+    python bench/build_ab.py --base 1a78d83 [--terms 1000] [--repeats 6]
+
+It prints both trees' builds and the ratio this tree ÷ base; it writes no results file
+(the figure belongs in the change's notes, beside the commit it compares with).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from build import write_corpus
+from common import ROOT
+
+
+def config(tree: Path, work: Path, terms: Path) -> Path:
+    """tree's mkdocs.yml pointed at the shared corpus and the fixture measurements."""
+    text = (tree / "mkdocs.yml").read_text(encoding="utf-8")
+    text = re.sub(r"\nwatch:\n(  - .*\n)+", "\n", text).replace("strict: true", "strict: false")
+    for old, new in (
+        ("custom_dir: overrides", f"custom_dir: {tree / 'overrides'}"),
+        ("docs_dir: docs", f"docs_dir: {tree / 'docs'}"),
+        ("  - site_hooks/glossary.py", f"  - {tree / 'site_hooks/glossary.py'}"),
+        ("    terms_dir: terms", f"    terms_dir: {terms}"),
+        ("    templates_dir: templates", f"    templates_dir: {tree / 'templates'}"),
+        ("    measurements_dir: measurements", f"    measurements_dir: {tree / 'tests/fixtures/good-measurements'}"),
+    ):
+        text = text.replace(old, new)
+    path = work / f"mkdocs-{tree.name}.yml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def timed_build(tree: Path, cfg: Path, site: Path) -> float:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(tree / "src")}
+    started = time.perf_counter()
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(cfg), "-d", str(site)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    took = time.perf_counter() - started
+    if run.returncode != 0:
+        raise SystemExit(f"the build of {tree} failed:\n{run.stderr[-2000:]}")
+    return took
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", required=True, help="the commit to compare with")
+    parser.add_argument("--terms", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=6, help="builds of each tree; the fastest counts")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="build-ab-") as tmp:
+        work = Path(tmp)
+        base = work / "base"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(base), args.base], check=True)
+        try:
+            terms = work / "terms"
+            write_corpus(terms, args.terms)
+            trees = {f"base {args.base}": base, "this tree": ROOT}
+            configs = {name: config(tree, work, terms) for name, tree in trees.items()}
+            times: dict[str, list[float]] = {name: [] for name in trees}
+            for round_ in range(args.repeats):
+                order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
+                for name in order:
+                    times[name].append(timed_build(trees[name], configs[name], work / "site"))
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    for name, samples in times.items():
+        shown = ", ".join(f"{s:.2f}" for s in samples)
+        print(f"{name}: fastest {min(samples):.2f} s of {len(samples)} ({shown})")
+    base_best, ours_best = (min(samples) for samples in times.values())
+    print(f"{args.terms} terms: this tree ÷ base = {ours_best / base_best:.3f} (fastest builds)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
