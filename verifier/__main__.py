@@ -1,13 +1,16 @@
 """`make verify`: run the experiments on this GPU node and write measurements/.
 
     python3 -m verifier --list
-    python3 -m verifier [--experiment ID | --all] [--repeats N] [--out measurements]
+    python3 -m verifier [--experiment ID | --all] [--repeats N] [--out measurements] [--format json]
 
 By default it runs the experiments that the terms cite. Every process it starts has
 CUDA_CACHE_PATH set to a private or fresh folder: the user's own JIT cache is never used.
+Each new result is compared with the node's committed file before it is replaced, and the
+report printed (verifier/rerun.py; --format json prints it as JSON).
 
 Exit codes: 0 all experiments passed their gates; 1 some failed (their failure is
-written beside the last good file); 2 usage; 3 no GPU (or no cuda-python) here.
+written beside the last good file) or changed a discrete result (the new file is written
+beside the committed one, <node>.json.new, for review); 2 usage; 3 no GPU (or no cuda-python) here.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ def _main(argv: list[str] | None) -> int:
     parser.add_argument("--terms", default=str(ROOT / "terms"), help="terms folder whose citations choose (default)")
     parser.add_argument("--repeats", type=int, default=5, help="fresh-process repeats per timing (default 5)")
     parser.add_argument("--out", default=str(ROOT / "measurements"), help="measurements folder")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="the re-run report's format")
     parser.add_argument("--timing", help="also write where the time went (per experiment and phase) to this JSON file")
     args = parser.parse_args(argv)
     if args.list:

@@ -83,7 +83,7 @@ def compile_source(source: str, name: str, arch: str, extra: tuple[str, ...] = (
         options = [f"--gpu-architecture={arch}".encode(), *(o.encode() for o in extra)]
         result = nvrtc.nvrtcCompileProgram(prog, len(options), options)
         size = check("nvrtcGetProgramLogSize", nvrtc.nvrtcGetProgramLogSize(prog))
-        buf = b" " * size
+        buf = bytearray(size)  # not b" " * size: for size 1 that is the interned b" ", which NVRTC would overwrite
         check("nvrtcGetProgramLog", nvrtc.nvrtcGetProgramLog(prog, buf))
         log = buf.rstrip(b"\0 ").decode(errors="replace")
         try:

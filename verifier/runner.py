@@ -1,29 +1,36 @@
 """Run the chosen experiments on this node and record each one's measurement file.
 
 Each experiment runs with the node's provenance collected first, its gates checked, and
-the user's own JIT cache compared before and after; its file is written through the same
-checks the site reads it with (cudagloss.model.measurement.record).
+the user's own JIT cache compared before and after; its results are compared with the
+node's committed file (verifier/rerun.py), and its file is written through the same checks
+the site reads it with (cudagloss.model.measurement.record), beside the committed one when a
+discrete result changed.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, UsageError, complain
 from cudagloss.files.atomic import write_text_atomic
-from cudagloss.model.measurement import Measurement, MeasurementError, record
+from cudagloss.model.compare import RULE
+from cudagloss.model.measurement import Measurement, MeasurementError
 from cudagloss.model.measurement_rules import is_node_name
 from verifier import cachedir
 from verifier.cuda import CudaError, Device
 from verifier.experiment import ROOT
 from verifier.registry import EXPERIMENTS, experiment_hash
+from verifier.rerun import Rerun, against_committed, report_json, write
 from verifier.spawn import LEDGER, SPAWN
 
 
@@ -79,6 +86,9 @@ def choose(args: argparse.Namespace) -> list[ModuleType]:
 
 
 def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
+    # Hashed before any CUDA call: the code as imported, and out of reach of a library that
+    # writes into a Python bytes object (the syntax tree's one-byte constants are shared).
+    hashes = {module.ID: experiment_hash(module) for module in chosen}
     user_cache_before = cachedir.listing(cachedir.user_cache())
     device = _open_device()
     if isinstance(device, str):
@@ -93,11 +103,14 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
             "set VERIFY_NODE to letters, digits, '.', '-' or '_'",
         )
         return ExitCode.USAGE
+    # With --format json the report is stdout's one document, and the progress goes to stderr.
+    say = functools.partial(print, file=sys.stderr if args.format == "json" else sys.stdout, flush=True)
     failed = 0
     started_all = time.perf_counter()
     timings: dict[str, dict[str, float]] = {}
+    reruns: list[Rerun] = []
     for i, module in enumerate(chosen, 1):
-        print(f"[{i}/{len(chosen)}] {module.ID}: {module.PURPOSE}", flush=True)
+        say(f"[{i}/{len(chosen)}] {module.ID}: {module.PURPOSE}")
         started = time.perf_counter()
         first_process = len(LEDGER)
         provenance = collect(device)
@@ -107,7 +120,7 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
                 outcome = module.run(device, args.repeats, Path(tmp))
             except Exception as exc:
                 outcome, error = None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
-                print(f"    crashed: {type(exc).__name__}: {exc}", flush=True)
+                say(f"    crashed: {type(exc).__name__}: {exc}")
         provenance["duration_s"] = round(time.perf_counter() - started, 3)
         provenance["repeats"] = outcome.repeats if outcome is not None else 0
         if outcome is not None:
@@ -121,31 +134,54 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         measurement = Measurement(
             experiment=module.ID,
             purpose=module.PURPOSE,
-            code_hash=experiment_hash(module),
+            code_hash=hashes[module.ID],
             status="ok" if ok else "failed",
             provenance=provenance,
             gates=gates,
             results=outcome.results if outcome else [],
             error=error,
         )
-        try:
-            path = record(measurement, Path(args.out))
-        except MeasurementError as exc:  # a result the format refuses (NaN, a bad name): nothing written
-            print(f"    not recorded: {exc.message}", flush=True)
+        rerun = settle(measurement, Path(args.out), say)
+        if rerun is None:
             failed += 1
             continue
-        for gate in gates:
-            print(f"    {'pass' if gate.passed else 'FAIL'}  {gate.name}  {gate.detail}".rstrip())
-        print(f"    -> {path} ({provenance['duration_s']} s)" + ("" if ok else "  FAILED"), flush=True)
+        reruns.append(rerun)
         timings[module.ID] = phase_totals(LEDGER[first_process:], provenance["duration_s"])
-        print(f"    time: {describe_phases(timings[module.ID])}", flush=True)
-        failed += not ok
+        say(f"    time: {describe_phases(timings[module.ID])}")
+        failed += not passed(measurement, rerun)
     total = time.perf_counter() - started_all
-    print(f"{len(chosen) - failed} of {len(chosen)} experiments passed in {total:.1f} s")
+    say(f"timings compared by {RULE}")
+    say(f"{len(chosen) - failed} of {len(chosen)} experiments passed in {total:.1f} s")
+    if args.format == "json":
+        print(report_json(reruns), flush=True)
     if args.timing:
         report = {"spawn": SPAWN, "repeats": args.repeats, "total_s": round(total, 3), "experiments": timings}
         write_text_atomic(Path(args.timing), json.dumps(report, indent=2) + "\n")
     return ExitCode.FAILED if failed else ExitCode.OK
+
+
+def settle(measurement: Measurement, out: Path, say: Callable[[str], object]) -> Rerun | None:
+    """Compare a run with the node's committed file, write it where it belongs (verifier.rerun.write)
+    and say its gates and the report; None when the format refuses it and nothing was written."""
+    rerun = against_committed(measurement, out)
+    try:
+        path = write(measurement, out, rerun)
+    except MeasurementError as exc:  # a result the format refuses (NaN, a bad name)
+        say(f"    not recorded: {exc.message}")
+        return None
+    for gate in measurement.gates:
+        say(f"    {'pass' if gate.passed else 'FAIL'}  {gate.name}  {gate.detail}".rstrip())
+    for line in rerun.lines():
+        say(line)
+    failed = "" if measurement.status == "ok" else "  FAILED"
+    changed = "  CHANGED: a discrete result differs; review it beside the committed file" if rerun.changed else ""
+    say(f"    -> {path} ({measurement.provenance['duration_s']} s){failed}{changed}")
+    return rerun
+
+
+def passed(measurement: Measurement, rerun: Rerun) -> bool:
+    """A run passes when its gates did and no discrete result changed from the committed file."""
+    return measurement.status == "ok" and not rerun.changed
 
 
 PHASES = ("start_s", "import_s", "init_s", "compile_s", "load_s", "run_s", "other_step_s", "exit_s")

@@ -1,7 +1,8 @@
 """Author text is data, not code: the directives a term body may use, parsed, never evaluated.
 
-A body is Markdown plus one directive, `{{ measured("experiment", "result") }}`, whose two
-arguments are string literals. The parser below reads exactly that grammar; nothing in a
+A body is Markdown plus two directives, `{{ measured("experiment", "result") }}` (a measured
+value) and `{{ cite("source-id") }}` (one of the term's sources), whose arguments are string
+literals. The parser below reads exactly that grammar, with one regular expression; nothing in a
 body is ever handed to a template engine, so no expression, loop, filter, attribute or
 object is reachable, and the work is linear in the body's length. Anything else that opens
 with `{{`, `{%` or `{#` is an author error at its line and column. Inside code (fenced or
@@ -16,8 +17,9 @@ import re
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 
+from cudagloss.errors import did_you_mean
 from cudagloss.model.measurements import CitationError, MeasurementSet, resolve
-from cudagloss.model.term import Term
+from cudagloss.model.term import Source, Term
 from cudagloss.model.urls import SAFE_SCHEMES
 from cudagloss.text.markdown import (
     CODE_SPAN,
@@ -32,10 +34,16 @@ from cudagloss.text.markdown import (
     unmatched_openers,
 )
 
-DIRECTIVE_HINT = 'the only directive is {{ measured("experiment", "result") }}; write \\{{ for literal braces'
+DIRECTIVE_HINT = (
+    'the directives are {{ measured("experiment", "result") }} and {{ cite("source-id") }}; '
+    "write \\{{ for literal braces"
+)
 _OPENER = re.compile(r"\{[{%#]")
 _STRING = r"""(?:"([^"\\\n{}]*)"|'([^'\\\n{}]*)')"""
-_MEASURED = re.compile(rf"\{{\{{[ \t]*measured[ \t]*\([ \t]*{_STRING}[ \t]*,[ \t]*{_STRING}[ \t]*\)[ \t]*\}}\}}")
+_CALL = re.compile(
+    rf"\{{\{{[ \t]*(?:measured[ \t]*\([ \t]*{_STRING}[ \t]*,[ \t]*{_STRING}|cite[ \t]*\([ \t]*{_STRING})"
+    rf"[ \t]*\)[ \t]*\}}\}}"
+)
 
 
 @dataclass(frozen=True)
@@ -55,12 +63,19 @@ class AuthorTextError(Exception):
 
 @dataclass(frozen=True)
 class Directive:
-    """One `measured(...)` call found in a body: where it is and what it names."""
+    """One directive found in a body: where it is and what it names, a measured value
+    (experiment, result) or, for `cite(...)`, a source by its id."""
 
     start: int
     end: int
-    experiment: str
-    result: str
+    experiment: str = ""
+    result: str = ""
+    source: str | None = None
+    """The id a `cite(...)` names; None for `measured(...)`."""
+
+    @property
+    def call(self) -> str:
+        return "measured(...)" if self.source is None else "cite(...)"
 
 
 def _code_ranges(text: str, *, indented: bool = True) -> list[tuple[int, int]]:
@@ -109,7 +124,7 @@ def scan(text: str) -> tuple[list[Directive], list[AuthorTextError]]:
         k = bisect.bisect_right(code_starts, start) - 1
         if k >= 0 and start < code[k][1]:
             continue
-        call = _MEASURED.match(text, start)
+        call = _CALL.match(text, start)
         if call is None:
             line, col = _position(text, start)
             closer = {"{{": "}}", "{%": "%}", "{#": "#}"}[opener.group()]
@@ -118,21 +133,27 @@ def scan(text: str) -> tuple[list[Directive], list[AuthorTextError]]:
             errors.append(AuthorTextError(f"not a directive: {shown!r}", line=line, col=col, hint=DIRECTIVE_HINT))
             pos = start + 2
             continue
-        experiment = call.group(1) if call.group(1) is not None else call.group(2)
-        result = call.group(3) if call.group(3) is not None else call.group(4)
-        found.append(Directive(start, call.end(), experiment, result))
+        args = [a for a in call.groups() if a is not None]  # each argument's "..." or '...' group
+        if call.group(5) is None and call.group(6) is None:
+            found.append(Directive(start, call.end(), *args))
+        else:
+            found.append(Directive(start, call.end(), source=args[0]))
         pos = call.end()
     return found, errors
 
 
-def expand(text: str, value: Callable[[str, str], str]) -> str:
-    """text with each directive replaced by value(experiment, result) (ready Markdown)."""
+def expand(text: str, value: Callable[[str, str], str], cite: Callable[[str], str] | None = None) -> str:
+    """text with each directive replaced by value(experiment, result) or cite(source) (ready
+    Markdown); without cite, citations of sources are left out."""
     out: list[str] = []
     pos = 0
     for d in parse_directives(text):
         out.append(text[pos : d.start])
         try:
-            out.append(value(d.experiment, d.result))
+            if d.source is None:
+                out.append(value(d.experiment, d.result))
+            elif cite is not None:
+                out.append(cite(d.source))
         except CitationError as exc:
             line, col = _position(text, d.start)
             raise AuthorTextError(exc.message, line=line, col=col, hint=exc.hint) from None
@@ -141,15 +162,33 @@ def expand(text: str, value: Callable[[str, str], str]) -> str:
     return "".join(out)
 
 
+def find_source(term: Term, source_id: str) -> Source:
+    """The source `cite(source_id)` in term's body names; raises CitationError when no
+    source has that id. The check stage and the page both ask this."""
+    for source in term.sources:
+        if source.id == source_id:
+            return source
+    ids = [s.id for s in term.sources if s.id is not None]
+    add = f"add 'id: {source_id}' to the source you mean, under sources:"
+    raise CitationError(
+        f"cite('{source_id}'): the term has no source with id '{source_id}'{did_you_mean(source_id, ids)}",
+        f"its sources' ids are {', '.join(ids)}; or {add}" if ids else add,
+    )
+
+
 def check_citations(term: Term, measurements: MeasurementSet | None) -> None:
-    """Raise AuthorTextError at the first `measured(...)` of term's body that cannot be
-    shown: the same lookup the page makes (cudagloss.model.measurements.resolve)."""
+    """Raise AuthorTextError at the first directive of term's body that cannot be shown:
+    the same lookups the page makes (cudagloss.model.measurements.resolve, find_source)."""
 
     def value(experiment: str, name: str) -> str:
         resolve(term, measurements, experiment, name)
         return ""
 
-    expand(term.body, value)
+    def cite(source_id: str) -> str:
+        find_source(term, source_id)
+        return ""
+
+    expand(term.body, value, cite)
 
 
 def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
@@ -160,9 +199,10 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
     if found and not directives:
         for d in found:
             line, col = _position(text, d.start)
+            what = "values" if d.source is None else "sources"
             errors.append(
                 AuthorTextError(
-                    "measured(...) is allowed only in the body", line=line, col=col, hint="cite values in the body"
+                    f"{d.call} is allowed only in the body", line=line, col=col, hint=f"cite {what} in the body"
                 )
             )
     flagged: set[int] = set()

@@ -10,8 +10,9 @@ from collections.abc import Iterator
 
 from cudagloss.check.authortext import AuthorTextError, check_citations, check_markdown
 from cudagloss.check.fields import EMAIL_HINT, shown
+from cudagloss.check.typed_numbers import allowed, find, hint, message
 from cudagloss.errors import Diagnostic
-from cudagloss.model.corpus import LoadedTerm
+from cudagloss.model.corpus import Facts, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.urls import url_problem
 from cudagloss.text.markdown import link_scheme, link_targets
@@ -31,16 +32,22 @@ def field_position(t: LoadedTerm, where: str, line: int, col: int) -> tuple[int,
     return first + line - 1, len(file_line) - len(file_line.lstrip(" ")) + col
 
 
+def prose_fields(t: LoadedTerm) -> list[tuple[str, str, bool]]:
+    """(where, text, whether directives may stand in it) of each Markdown field of a term."""
+    term = t.term
+    fields = [("body", term.body, True), ("definition", term.definition, False)]
+    fields += [(f"where_you_meet_this[{i}].note", m.note, False) for i, m in enumerate(term.where_you_meet_this)]
+    fields += [(f"measurements[{i}].note", c.note, False) for i, c in enumerate(term.measurements)]
+    return fields
+
+
 def markdown_fields(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
     """Author Markdown (body, definition, notes): only the directive where it belongs, only
     links a reader may follow, and no more unclosed brackets than the parser bears; then
     every value the body cites must exist."""
     term = t.term
-    fields = [("body", term.body, True), ("definition", term.definition, False)]
-    fields += [(f"where_you_meet_this[{i}].note", m.note, False) for i, m in enumerate(term.where_you_meet_this)]
-    fields += [(f"measurements[{i}].note", c.note, False) for i, c in enumerate(term.measurements)]
     body_ok = True
-    for where, text, directives in fields:
+    for where, text, directives in prose_fields(t):
         errors = check_markdown(text, directives=directives) + _links(text)
         body_ok = body_ok and not (directives and errors)
         for e in errors:
@@ -50,6 +57,21 @@ def markdown_fields(t: LoadedTerm, measurements: MeasurementSet | None) -> Itera
             check_citations(term, measurements)
         except AuthorTextError as exc:
             yield Diagnostic(t.path, *field_position(t, "body", exc.line, exc.col), f"body: {exc.message}", exc.hint)
+
+
+def typed_numbers(
+    t: LoadedTerm, measurements: MeasurementSet | None, facts: Facts, used: set[int]
+) -> Iterator[Diagnostic]:
+    """Each number about a GPU typed into t's Markdown that no fact allows (see
+    cudagloss.check.typed_numbers); the index of each fact that allowed one goes into used."""
+    for where, text, _ in prose_fields(t):
+        for found in find(text):
+            fact = allowed(found, t.slug, facts.entries)
+            if fact is not None:
+                used.add(fact)
+                continue
+            at = field_position(t, where, *_offset_position(text, found.start))
+            yield Diagnostic(t.path, *at, message(where, found), hint(found, t.term, measurements, facts.path))
 
 
 def _links(text: str) -> list[AuthorTextError]:
@@ -70,5 +92,8 @@ def _links(text: str) -> list[AuthorTextError]:
 
 
 def _text_position(text: str, needle: str) -> tuple[int, int]:
-    offset = max(text.find(needle), 0)
+    return _offset_position(text, max(text.find(needle), 0))
+
+
+def _offset_position(text: str, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -19,7 +19,7 @@ from cudagloss.check.sections import section_diagnostics
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet, verify_command
-from cudagloss.model.term import SLUG_PATTERN
+from cudagloss.model.term import SLUG_PATTERN, is_slug
 from cudagloss.model.urls import url_problem
 from cudagloss.text.emails import email_at
 
@@ -92,8 +92,25 @@ def _related(t: LoadedTerm, known: set[str]) -> Iterator[Diagnostic]:
 
 def _sources(t: LoadedTerm) -> Iterator[Diagnostic]:
     first: dict[str, int] = {}
+    ids: dict[str, int] = {}
     for i, source in enumerate(t.term.sources):
         where = f"sources[{i}]"
+        if source.id is not None and not is_slug(source.id):
+            yield _d(
+                t,
+                f"{where}.id",
+                f"'{shown(source.id)}' is not an id",
+                "ids are lower-case words joined by dashes, e.g. 'ptx-isa'",
+            )
+        elif source.id is not None and source.id in ids:
+            yield _d(
+                t,
+                f"{where}.id",
+                f"'{source.id}' is also the id of sources[{ids[source.id]}]",
+                "give each source its own id: cite() names one source",
+            )
+        elif source.id is not None:
+            ids[source.id] = i
         if not source.title.strip():
             yield _d(t, f"{where}.title", "is empty", "say what the source is, e.g. 'NVIDIA PTX ISA reference'")
         problem = url_problem(source.url)

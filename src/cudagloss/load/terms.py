@@ -13,6 +13,7 @@ from cudagloss.check.fields import bounds
 from cudagloss.check.validate import validate
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
 from cudagloss.load.convert import INVALID, Converter
+from cudagloss.load.facts import FACTS_FILE, check_typed_numbers
 from cudagloss.load.yamlnodes import compose
 from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet
@@ -236,6 +237,7 @@ def load_corpus(
         folder, terms, sections.sections if sections else [], sections_path, measurements, sections_positions
     )
     diagnostics += validate(corpus, all_slugs=all_slugs, sections_loaded=sections is not None)
+    diagnostics += check_typed_numbers(corpus, shown_path(folder / FACTS_FILE, root), lambda p, s: _read(p, s, top))
     if any(not d.warning for d in diagnostics):
         raise GlossaryError(diagnostics)
     corpus.warnings = sorted(diagnostics)

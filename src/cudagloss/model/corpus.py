@@ -34,6 +34,34 @@ class LoadedTerm:
         return [t.name, *t.aliases, *t.abbreviations, *t.plurals]
 
 
+@dataclass(frozen=True)
+class Fact:
+    """A number about a GPU that terms may type because no GPU measures it: a fact of the
+    programming model ('32 threads' in a warp), reviewed with the reason it holds."""
+
+    text: str
+    """The words as the check quotes them, e.g. '32 threads'."""
+    reason: str
+    terms: list[str] = field(default_factory=list)
+    """The slugs of the terms that may type it; empty for every term."""
+
+
+@dataclass(frozen=True)
+class FactsFile:
+    """terms/_facts.yml: the reviewed numbers about a GPU that terms may type."""
+
+    facts: list[Fact] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The facts file as loaded: its entries, where it is shown, and where each value is."""
+
+    entries: list[Fact] = field(default_factory=list)
+    path: str = ""
+    positions: Positions = field(default_factory=Positions)
+
+
 @dataclass
 class Corpus:
     """All terms of a glossary and its sections, in file-name order."""
@@ -48,6 +76,8 @@ class Corpus:
     """Where each value of the sections file is, for diagnostics ('sections[2].slug')."""
     warnings: list[Diagnostic] = field(default_factory=list)
     """What was found but does not stop a build (e.g. stale measurements); strict runs fail on it."""
+    facts: Facts = field(default_factory=Facts)
+    """The reviewed numbers about a GPU that the terms may type (the folder's _facts.yml)."""
     _by_slug: dict[str, LoadedTerm] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -9,6 +9,7 @@ code, so a number measured by code that has since changed is detected as stale.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import json
@@ -131,11 +132,33 @@ class Measurement:
         return json.dumps(asdict(self), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
+def _is_docstring(node: object) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _canonical(node: object) -> str:
+    """A syntax tree as text that no comment, docstring, layout or Python version changes:
+    positions are left out, and so are empty and None fields (3.12 added type_params=[] to
+    every def; the GPU node's python3 need not be ours). A string standing alone as a
+    statement (a docstring, anywhere) does nothing, and is dropped."""
+    if isinstance(node, list):
+        return "[" + ",".join(_canonical(n) for n in node if not _is_docstring(n)) + "]"
+    if isinstance(node, ast.AST):
+        fields = (f"{name}={_canonical(value)}" for name, value in ast.iter_fields(node) if value not in (None, []))
+        return f"{type(node).__name__}({','.join(fields)})"
+    return repr(node)
+
+
 def code_hash(paths: Iterable[Path]) -> str:
-    """sha256 over the given source files (name and bytes), in the order given."""
+    """sha256 over the given files, in the order given: each one's name, then a Python
+    file's syntax tree (so a comment, docstring or formatting edit keeps the hash and the
+    measurements it made stay current) or another file's bytes."""
     digest = hashlib.sha256()
     for path in paths:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        data = path.read_bytes()
+        if path.suffix == ".py":
+            data = _canonical(ast.parse(data, filename=str(path))).encode()
+        digest.update(path.name.encode() + b"\0" + data + b"\0")
     return "sha256:" + digest.hexdigest()
 
 

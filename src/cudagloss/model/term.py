@@ -59,6 +59,15 @@ class Source:
     url: str = field(
         metadata=doc("Where it is; http or https only.", pattern=URL_PATTERN, format="uri", max_length=URL_MAX)
     )
+    id: str | None = field(
+        default=None,
+        metadata=doc(
+            "Optional short name, unique within the term, by which the body cites it: "
+            "{{ cite('ptx-isa') }} shows the title, linked, with the date it was checked.",
+            pattern=SLUG_PATTERN,
+            max_length=NAME_MAX,
+        ),
+    )
     checked_on: DateOrPending = field(
         default=PENDING,
         metadata=doc(
@@ -148,7 +157,7 @@ class Term:
         metadata=doc(
             "The explanation, in Markdown. Raw HTML is shown as text. A measured value is written "
             "{{ measured('experiment-id', 'result_name') }}; the page shows it with a link to its "
-            "measurement.",
+            "measurement. A source is cited by its id, {{ cite('source-id') }}.",
             max_length=BODY_MAX,
         )
     )

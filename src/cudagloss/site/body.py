@@ -1,12 +1,15 @@
 """A term's body as its page shows it: each `measured(...)` directive replaced by the
-value it names, as a link to the row of the measurement page it came from."""
+value it names, as a link to the row of the measurement page it came from, and each
+`cite(...)` by the source it names, linked, with the day it was checked."""
 
 from __future__ import annotations
 
-from cudagloss.check.authortext import expand
+from markupsafe import Markup
+
+from cudagloss.check.authortext import expand, find_source
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.term import Term
-from cudagloss.site.cite import ValueCiter
+from cudagloss.site.cite import ValueCiter, source_citation
 from cudagloss.site.memo import Memo
 
 Cited = tuple[tuple[str, str], ...]
@@ -14,14 +17,23 @@ _BODIES: Memo[tuple[str, Cited]] = Memo(maxsize=1 << 14)
 
 
 def render_body(term: Term, measurements: MeasurementSet | None, page_uri: str) -> tuple[str, Cited]:
-    """A term's body with its directives replaced by their values, and the (experiment,
-    result) pairs it cited; raises AuthorTextError (the check stage has
+    """A term's body with its directives replaced by their values and sources, and the
+    (experiment, result) pairs it cited; raises AuthorTextError (the check stage has
     refused a body that would). `mkdocs serve` asks again after every edit, so it is
     memoised on what it reads."""
-    key = (term.body, repr(term.measurements), measurements.fingerprint if measurements else None, page_uri)
+    key = (
+        term.body,
+        repr(term.measurements),
+        repr(term.sources),
+        measurements.fingerprint if measurements else None,
+        page_uri,
+    )
+
+    def cite(source_id: str) -> Markup:
+        return source_citation(find_source(term, source_id))
 
     def render() -> tuple[str, Cited]:
         citer = ValueCiter(term, measurements, page_uri)
-        return expand(term.body, citer), tuple(citer.used)
+        return expand(term.body, citer, cite), tuple(citer.used)
 
     return _BODIES.get(key, render)

@@ -1,9 +1,11 @@
-"""Citing measured values: what `{{ measured('experiment', 'result') }}` in a body becomes.
+"""Citing in a body: what `{{ measured('experiment', 'result') }}` and `{{ cite('source-id') }}` become.
 
 A value on a page is never typed by an author: the body names it, and it is looked up in
 the committed measurement files and shown with a link to the row of the measurement page
 it came from (node, GPU and date in its hover text). A value that does not exist is a
-mistake reported with the command that would produce it, not an empty string.
+mistake reported with the command that would produce it, not an empty string. A source is
+cited as the seed page cites one: its title, linked, and the day the link checker last found
+it, in parentheses.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from markupsafe import Markup
 
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import MeasurementSet, NodeRun, format_value, resolve
-from cudagloss.model.term import Term
+from cudagloss.model.term import PENDING, Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
 from cudagloss.site import escape
 
@@ -55,3 +57,18 @@ class ValueCiter:
             title += ", stale: the experiment changed since"
         href = escape.ident(result_anchor(run.node, name))
         return Markup(f'[{shown}]({self.href(experiment, href)} "{escape.link_title(title)}")')
+
+
+# Characters a Markdown link destination would act on (a parenthesis ends it, a backtick or a
+# bracket starts other syntax first); percent-encoded, the address is the same to a server.
+_DESTINATION = str.maketrans({c: f"%{ord(c):02X}" for c in "()[]`"})
+
+
+def source_citation(source: Source) -> Markup:
+    """`(title, checked YYYY-MM-DD)` with the title linked to the source, or 'not yet
+    checked'; the title is plain text and the URL passes escape.url (no link where it refuses)."""
+    title = escape.text(source.title)
+    url = escape.url(source.url)
+    shown = Markup(f"[{title}]({str(url).translate(_DESTINATION)})") if url is not None else title
+    checked = "not yet checked" if source.checked_on == PENDING else f"checked {source.checked_on}"
+    return Markup("(") + shown + Markup(", ") + escape.text(checked) + Markup(")")

@@ -59,8 +59,13 @@ PROVENANCE_LABELS = {
 """How the measurement page names each provenance key (an unknown key is shown as it is)."""
 
 
-def _node(run: NodeRun) -> tuple[str, str, str, bool, bool]:
-    return run.node, run.gpu, run.recorded_on, run.stale, run.failed is not None
+def _node(run: NodeRun) -> tuple[str, str, str, bool, bool, str, str, int, int]:
+    """A node's fields of a NodeView; what the measurement JSON says is untrusted text."""
+    provenance = run.good.provenance if run.good else {}
+    gates = run.good.gates if run.good else []
+    driver, cuda = (str(provenance.get(k) or "") for k in ("driver_version", "cuda_driver_version"))
+    passed = sum(1 for g in gates if g.passed)
+    return run.node, run.gpu, run.recorded_on, run.stale, run.failed is not None, driver, cuda, passed, len(gates)
 
 
 def node_view(run: NodeRun) -> NodeView:

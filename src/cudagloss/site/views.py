@@ -92,6 +92,12 @@ class NodeView:
     stale: bool
     failed_since: bool
     """Its latest run failed; what is shown comes from the last good one."""
+    driver: str
+    cuda: str
+    """The driver's version and the CUDA version it supports ('' where not recorded)."""
+    gates_passed: int
+    gates: int
+    """Of its good run's gates, how many passed and how many it has."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,169 @@
+"""A re-run compared with the node's committed file (no GPU: the runner's comparison is called
+on measurements built here), and an experiment hash that only code changes move."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from verifier.rerun import against_committed, report_json
+from verifier.runner import passed, settle
+
+from cudagloss.load.measurements import load_measurements
+from cudagloss.model.measurement import Gate, Measurement, Result, code_hash, record
+
+COLD = [20.7, 18.8, 21.6, 20.1, 19.9]
+WARM = [0.40, 0.29, 0.46, 0.38, 0.41]
+
+
+def run(
+    error_code: int = 209,
+    cold: list[float] = COLD,
+    driver: str = "580.159.04",
+    extra: tuple[Result, ...] = (),
+) -> Measurement:
+    """A measurement of one experiment on node-a, as the verifier writes it."""
+    results = [
+        Result("error_name", "CUDA_ERROR_NO_BINARY_FOR_GPU"),
+        Result("error_code", error_code),
+        Result("second_faster", True),
+        Result("cold_median", sorted(cold)[2], "ms", "first load (median)", cold),
+        Result("cold_min", min(cold), "ms", "first load (fastest)"),
+        Result("warm_median", sorted(WARM)[2], "ms", "later load (median)", WARM),
+        *extra,
+    ]
+    provenance = {"node": "node-a", "gpu_name": "NVIDIA H200", "driver_version": driver, "duration_s": 1.5}
+    return Measurement("ptx-jit", "test", "sha256:now", "ok", provenance, [Gate("correct", True)], results)
+
+
+def committed(tmp_path: Path) -> Path:
+    folder = tmp_path / "measurements"
+    record(run(extra=(Result("old_only", "gone"),)), folder)
+    return folder
+
+
+def test_a_changed_discrete_value_fails_the_run_and_waits_beside_the_committed_file(tmp_path: Path) -> None:
+    folder = committed(tmp_path)
+    good = folder / "ptx-jit" / "node-a.json"
+    before = good.read_bytes()
+    said: list[str] = []
+    new = run(error_code=222, driver="590.10", extra=(Result("new_only", 3, "entries"),))
+    rerun = settle(new, folder, said.append)
+    assert rerun is not None and rerun.changed and not passed(new, rerun)  # run_all exits ExitCode.FAILED
+    assert good.read_bytes() == before, "the committed file is never replaced by a changed run"
+    review = folder / "ptx-jit" / "node-a.json.new"
+    assert review.read_text() == new.to_json()
+    assert said == [
+        "    pass  correct",
+        f"    compared with {good.as_posix()}:",
+        "      environment  driver_version 580.159.04 -> 590.10",
+        '      SAME     error_name "CUDA_ERROR_NO_BINARY_FOR_GPU"',
+        "      CHANGED  error_code 209 -> 222",
+        "      SAME     second_faster true",
+        "      SAME     cold_median 20.1 ms -> 20.1 ms (+0.0%, Mann-Whitney p=1 exact, 5 vs 5 samples)",
+        "      SAME     cold_min 18.8 ms",
+        "      SAME     warm_median 0.4 ms -> 0.4 ms (+0.0%, Mann-Whitney p=1 exact, 5 vs 5 samples)",
+        "      ADDED    new_only = 3 entries",
+        '      REMOVED  old_only (was "gone")',
+        f"    -> {review} (1.5 s)  CHANGED: a discrete result differs; review it beside the committed file",
+    ]
+    # The site reads only names ending in .json: the review file is no diagnostic and no run.
+    measurements, problems = load_measurements(folder)
+    assert problems == []
+    [node] = measurements.experiments["ptx-jit"].runs
+    assert node.good is not None and node.good.result("error_code") == Result("error_code", 209)
+
+
+def test_a_timing_changed_only_within_noise_is_same_and_replaces_the_committed_file(tmp_path: Path) -> None:
+    folder = committed(tmp_path)
+    (folder / "ptx-jit" / "node-a.json.new").write_text("{}")  # left by an earlier changed run
+    noisy = [19.4, 21.9, 20.2, 18.5, 20.9]  # median 20.2 against 20.1, samples interleaved
+    new = run(cold=noisy)
+    said: list[str] = []
+    rerun = settle(new, folder, said.append)
+    assert rerun is not None and not rerun.changed and passed(new, rerun)
+    cold = next(row for row in rerun.rows if row.name == "cold_median")
+    assert cold.verdict == "SAME" and cold.test is not None and cold.test["p"] > 0.05
+    assert "      DERIVED  cold_min 18.8 ms -> 18.5 ms" in said
+    assert (folder / "ptx-jit" / "node-a.json").read_text() == new.to_json()
+    assert not (folder / "ptx-jit" / "node-a.json.new").exists(), "a run that changed nothing clears the review file"
+
+
+def test_a_timing_three_times_slower_is_reported_slower_but_does_not_fail_the_run(tmp_path: Path) -> None:
+    folder = committed(tmp_path)
+    new = run(cold=[3 * c for c in COLD])
+    rerun = settle(new, folder, lambda line: None)
+    assert rerun is not None and passed(new, rerun)
+    [cold] = [row for row in rerun.rows if row.name == "cold_median"]
+    assert cold.verdict == "SLOWER" and cold.test is not None
+    assert (cold.test["p"], cold.test["method"], cold.test["change"]) == (2 / 252, "exact", 2.0)
+
+
+def test_the_first_run_on_a_node_says_so(tmp_path: Path) -> None:
+    said: list[str] = []
+    rerun = settle(run(), tmp_path, said.append)
+    assert rerun is not None and rerun.compared_with is None and passed(run(), rerun)
+    assert said[1] == "    first run on this node: nothing to compare with"
+    assert (tmp_path / "ptx-jit" / "node-a.json").exists()
+
+
+def test_an_unreadable_committed_file_is_said_and_replaced(tmp_path: Path) -> None:
+    good = tmp_path / "ptx-jit" / "node-a.json"
+    good.parent.mkdir()
+    good.write_text("{")
+    said: list[str] = []
+    rerun = settle(run(), tmp_path, said.append)
+    assert rerun is not None and rerun.unreadable is not None
+    assert said[1].startswith(f"    not compared: {good.as_posix()} cannot be read (not valid JSON")
+    assert good.read_text() == run().to_json()
+
+
+def test_the_json_report_has_every_row_the_rule_and_the_environment(tmp_path: Path) -> None:
+    folder = committed(tmp_path)
+    first = against_committed(run(), tmp_path / "elsewhere")
+    changed = against_committed(run(error_code=222, driver="590.10"), folder)
+    report = json.loads(report_json([first, changed]))
+    assert report["timing_rule"].startswith("two-sided Mann-Whitney U on the raw samples, p < 0.05")
+    a, b = report["experiments"]
+    assert (a["first_run"], a["changed"], a["rows"]) == (True, False, [])
+    assert (b["first_run"], b["changed"], b["experiment"], b["node"]) == (False, True, "ptx-jit", "node-a")
+    assert b["environment"] == [{"name": "driver_version", "old": "580.159.04", "new": "590.10"}]
+    rows = {row["name"]: row for row in b["rows"]}
+    assert rows["error_code"] == {
+        "name": "error_code",
+        "verdict": "CHANGED",
+        "old": 209,
+        "new": 222,
+        "unit": "",
+        "test": None,
+    }
+    assert rows["old_only"]["verdict"] == "REMOVED"
+    assert rows["cold_median"]["test"]["method"] == "exact"
+
+
+def test_a_value_that_changes_type_is_changed(tmp_path: Path) -> None:
+    folder = tmp_path / "measurements"
+    record(run(extra=(Result("flag", True),)), folder)
+    rerun = against_committed(run(extra=(Result("flag", 1),)), folder)
+    assert [row.verdict for row in rerun.rows if row.name == "flag"] == ["CHANGED"]
+
+
+def test_the_code_hash_ignores_comments_docstrings_and_formatting_but_not_code(tmp_path: Path) -> None:
+    source, other = tmp_path / "exp.py", tmp_path / "kernel.cu"
+    other.write_bytes(b"__global__ void k() {}\n")
+    source.write_text('"""Module."""\nA = 1\n\n\ndef f(x):\n    return x + A\n')
+    first = code_hash([source, other])
+    for same in (
+        '"""Module, said better."""\nA = 1  # one\n\n\ndef f(x):\n    """Add A."""\n    return x + A\n',
+        "A = (\n    1\n)\ndef f(x): return (x + A)\n",
+        '# a comment\nA = 1\n"""What A is."""\ndef f(x):\n\n    return x+A\n',
+    ):
+        source.write_text(same)
+        assert code_hash([source, other]) == first, same
+    for changed in ("A = 2\ndef f(x):\n    return x + A\n", "A = 1\ndef f(y):\n    return y + A\n"):
+        source.write_text(changed)
+        assert code_hash([source, other]) != first, changed
+    source.write_text("A = 1\ndef f(x):\n    return x + A\n")
+    assert code_hash([source, other]) == first
+    other.write_bytes(b"__global__ void k() { }\n")  # not Python: its bytes count
+    assert code_hash([source, other]) != first
