@@ -34,6 +34,15 @@ def test_schema_is_valid_json_with_dates_as_date_or_pending() -> None:
     assert written_on["default"] == "pending"
 
 
+def test_an_optional_field_keeps_its_pattern_and_length_on_its_typed_branch() -> None:
+    """An editor flags a bad optional value as `make check` would: the bounds of `str | None`
+    sit on the string branch of its anyOf, not dropped."""
+    source_id = json_schema(Term)["$defs"]["Source"]["properties"]["id"]
+    text, null = source_id["anyOf"]
+    assert null == {"type": "null"}
+    assert text["type"] == "string" and text["pattern"] == "^[a-z0-9]+(-[a-z0-9]+)*$" and text["maxLength"] > 0
+
+
 def test_every_term_file_starts_with_the_modeline() -> None:
     for path in sorted((ROOT / "terms").glob("*.yaml")):
         first = path.read_text(encoding="utf-8").split("\n", 1)[0]

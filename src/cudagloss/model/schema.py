@@ -67,10 +67,12 @@ def _object_schema(cls: Any, defs: dict[str, Any]) -> dict[str, Any]:
         prop = _type_schema(hints[f.name], defs)
         meta = dict(f.metadata)
         prop = {"description": meta.pop("doc", ""), **prop}
-        for key in ("pattern", "format"):
-            if key in meta and "type" in prop:
-                prop[key] = meta[key]
-        _bounds(prop, meta)
+        # An optional field is anyOf [its type, null]: its bounds belong on the typed branch.
+        for branch in prop.get("anyOf", [prop]):
+            for key in ("pattern", "format"):
+                if key in meta and branch.get("type") == "string":
+                    branch[key] = meta[key]
+            _bounds(branch, meta)
         if f.default is not dataclasses.MISSING and f.default is not None:
             prop["default"] = f.default
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
