@@ -35,7 +35,8 @@ from common import ROOT, row, save
 from cudagloss.model.urls import section_src_uri, term_src_uri
 from cudagloss.site.build import build_site_content
 
-MEASUREMENTS = ROOT / "tests" / "fixtures" / "good-measurements"
+FIXTURE_MEAS = Path("tests/fixtures/good-measurements")
+MEASUREMENTS = ROOT / FIXTURE_MEAS
 SECTIONS = 10
 WORDS = ["kernel", "warp", "block", "grid", "stream", "launch", "occupancy", "register", "memory", "cache"]
 
@@ -93,16 +94,17 @@ byline:
         (terms / f"t{i:05d}.yaml").write_text(text, encoding="utf-8")
 
 
-def config(folder: Path, *, hooks: bool, nav: list[object] | None, terms: Path) -> Path:
-    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+def config(folder: Path, *, hooks: bool, nav: list[object] | None, terms: Path, tree: Path = ROOT) -> Path:
+    """tree's mkdocs.yml (this checkout's by default) in folder, built with or without the hooks."""
+    text = (tree / "mkdocs.yml").read_text(encoding="utf-8")
     text = re.sub(r"\nwatch:\n(  - .*\n)+", "\n", text).replace("strict: true", "strict: false")
-    text = text.replace("custom_dir: overrides", f"custom_dir: {ROOT / 'overrides'}")
+    text = text.replace("custom_dir: overrides", f"custom_dir: {tree / 'overrides'}")
     if hooks:
-        text = text.replace("docs_dir: docs", f"docs_dir: {ROOT / 'docs'}")
-        text = text.replace("  - site_hooks/glossary.py", f"  - {ROOT / 'site_hooks/glossary.py'}")
+        text = text.replace("docs_dir: docs", f"docs_dir: {tree / 'docs'}")
+        text = text.replace("  - site_hooks/glossary.py", f"  - {tree / 'site_hooks/glossary.py'}")
         text = text.replace("    terms_dir: terms", f"    terms_dir: {terms}")
-        text = text.replace("    templates_dir: templates", f"    templates_dir: {ROOT / 'templates'}")
-        text = text.replace("    measurements_dir: measurements", f"    measurements_dir: {MEASUREMENTS}")
+        text = text.replace("    templates_dir: templates", f"    templates_dir: {tree / 'templates'}")
+        text = text.replace("    measurements_dir: measurements", f"    measurements_dir: {tree / FIXTURE_MEAS}")
     else:
         text = re.sub(r"\nhooks:\n(  - .*\n)+", "\n", text)
         import json
@@ -113,8 +115,8 @@ def config(folder: Path, *, hooks: bool, nav: list[object] | None, terms: Path) 
     return path
 
 
-def timed_build(cfg: Path, site: Path) -> float:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+def timed_build(cfg: Path, site: Path, **env_extra: str) -> float:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **env_extra}
     t0 = time.perf_counter()
     run = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(cfg), "-d", str(site)],

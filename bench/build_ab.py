@@ -15,37 +15,16 @@ is the steadier figure) and the ratios this tree ÷ base; it writes no results f
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build import write_corpus
+from build import config, timed_build, write_corpus
 from common import ROOT
-
-
-def config(tree: Path, work: Path, terms: Path) -> Path:
-    """tree's mkdocs.yml pointed at the shared corpus and the fixture measurements."""
-    text = (tree / "mkdocs.yml").read_text(encoding="utf-8")
-    text = re.sub(r"\nwatch:\n(  - .*\n)+", "\n", text).replace("strict: true", "strict: false")
-    for old, new in (
-        ("custom_dir: overrides", f"custom_dir: {tree / 'overrides'}"),
-        ("docs_dir: docs", f"docs_dir: {tree / 'docs'}"),
-        ("  - site_hooks/glossary.py", f"  - {tree / 'site_hooks/glossary.py'}"),
-        ("    terms_dir: terms", f"    terms_dir: {terms}"),
-        ("    templates_dir: templates", f"    templates_dir: {tree / 'templates'}"),
-        ("    measurements_dir: measurements", f"    measurements_dir: {tree / 'tests/fixtures/good-measurements'}"),
-    ):
-        text = text.replace(old, new)
-    path = work / f"mkdocs-{tree.name}.yml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def _cpu() -> float:
@@ -53,22 +32,12 @@ def _cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def timed_build(tree: Path, cfg: Path, site: Path) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of one build (CPU time suffers less from a shared machine)."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(tree / "src")}
+def timed_build_cpu(tree: Path, cfg: Path, site: Path) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one build with tree's package (CPU time suffers less
+    from a shared machine)."""
     cpu = _cpu()
-    started = time.perf_counter()
-    run = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(cfg), "-d", str(site)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    took = time.perf_counter() - started
-    if run.returncode != 0:
-        raise SystemExit(f"the build of {tree} failed:\n{run.stderr[-2000:]}")
-    return took, _cpu() - cpu
+    wall = timed_build(cfg, site, PYTHONPATH=str(tree / "src"))
+    return wall, _cpu() - cpu
 
 
 def main() -> int:
@@ -85,12 +54,15 @@ def main() -> int:
             terms = work / "terms"
             write_corpus(terms, args.terms)
             trees = {f"base {args.base}": base, "this tree": ROOT}
-            configs = {name: config(tree, work, terms) for name, tree in trees.items()}
+            configs = {}
+            for i, (name, tree) in enumerate(trees.items()):
+                (work / f"config-{i}").mkdir()
+                configs[name] = config(work / f"config-{i}", hooks=True, nav=None, terms=terms, tree=tree)
             times: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
             for round_ in range(args.repeats):
                 order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
                 for name in order:
-                    times[name].append(timed_build(trees[name], configs[name], work / "site"))
+                    times[name].append(timed_build_cpu(trees[name], configs[name], work / "site"))
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
     for name, samples in times.items():

@@ -29,11 +29,10 @@ from cudagloss.model.measurement import (
     read_measurement_text,
     record,
 )
-from cudagloss.model.urls import measurement_path
+from cudagloss.model.urls import measurement_path, review_path
 
 ENVIRONMENT = ("gpu_name", "driver_version", "cuda_driver_version", "nvrtc_version", "cuda_bindings_version")
 """The provenance whose change can move a result without the experiment's code changing."""
-REVIEW_SUFFIX = ".new"
 SHOWN_MAX = 100
 """Characters of a value a text report shows (a JIT log can be long); JSON has it all."""
 
@@ -155,11 +154,6 @@ def against_committed(new: Measurement, folder: Path) -> Rerun:
     except MeasurementError as exc:
         return Rerun(new.experiment, new.node, shown, unreadable=exc.message)
     return compare(old, new, shown)
-
-
-def review_path(folder: Path, experiment: str, node: str) -> Path:
-    good = measurement_path(folder, experiment, node)
-    return good.with_name(good.name + REVIEW_SUFFIX)
 
 
 def write(new: Measurement, folder: Path, rerun: Rerun) -> Path:

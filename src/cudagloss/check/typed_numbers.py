@@ -12,6 +12,7 @@ becomes a cited measurement or is listed, with a reason, in the reviewed facts f
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 from collections.abc import Callable, Collection, Iterator
@@ -105,6 +106,13 @@ class TypedNumber:
 
 def find(text: str) -> list[TypedNumber]:
     """Every number about a GPU in the prose of a Markdown field, in order."""
+    return list(_find(text))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _find(text: str) -> tuple[TypedNumber, ...]:
+    """find, remembered: every build (and every rebuild under `make serve`) checks every
+    field, and scanning them was half of loading 1,000 unchanged terms."""
     prose = _prose(text)
     about = _about_gpu_work(text) if _TYPED.search(prose) else None
     found = [f for m in _TYPED.finditer(prose) if about and (f := _typed(text, prose, about, m))]
@@ -118,7 +126,7 @@ def find(text: str) -> list[TypedNumber]:
     for f in found:  # 'compute capability 9.0 SMs' is one finding, not two
         if not kept or f.start >= kept[-1].end:
             kept.append(f)
-    return kept
+    return tuple(kept)
 
 
 def _about_gpu_work(text: str) -> Callable[[int], bool]:

@@ -18,9 +18,11 @@ from typing import Any, Literal, Union
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from cudagloss.check.fields import bounds
 from cudagloss.errors import Diagnostic, did_you_mean
-from cudagloss.load.yamlnodes import is_date, is_null, is_text, kind
+from cudagloss.load.yamlnodes import compose, is_date, is_null, is_text, kind
 from cudagloss.model.positions import Positions
+from cudagloss.text.characters import scan_text
 
 INVALID: Any = object()
 """Returned for a value that could not be converted (its diagnostic is already recorded)."""
@@ -174,3 +176,21 @@ class Converter:
 def _fields_of(cls: Any) -> tuple[dict[str, Any], dict[str, dataclasses.Field[Any]]]:
     """Type hints and fields of a model class: resolving the hints is slow, and they never change."""
     return typing.get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}
+
+
+def parse_file(shown: str, text: str, model: Any) -> tuple[Any, list[Diagnostic], Positions]:
+    """One YAML file's text as a model object (None when it cannot be used), every mistake
+    found, and where each value is: refused characters, then YAML, then types, then bounds.
+    A refused character, tag or alias stops there, as anything after it is a follow-on."""
+    hidden = scan_text(shown, text)
+    if hidden:
+        return None, hidden, Positions()
+    node, found = compose(shown, text)
+    if node is None or found:
+        return None, found, Positions()
+    conv = Converter(shown)
+    value = conv.convert(node, model, "")
+    if value is INVALID:
+        return None, conv.diagnostics, conv.positions
+    too_big = bounds(shown, value, conv.positions)
+    return (None if too_big else value), conv.diagnostics + too_big, conv.positions

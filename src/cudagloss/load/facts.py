@@ -15,10 +15,8 @@ from pathlib import Path
 from cudagloss.check.markdown_fields import typed_numbers
 from cudagloss.check.typed_numbers import fact_mistakes
 from cudagloss.errors import Diagnostic
-from cudagloss.load.convert import INVALID, Converter
-from cudagloss.load.yamlnodes import compose
+from cudagloss.load.convert import parse_file
 from cudagloss.model.corpus import Corpus, Facts, FactsFile
-from cudagloss.text.characters import scan_text
 
 FACTS_FILE = "_facts.yml"
 
@@ -33,17 +31,8 @@ def load_facts(path: Path, shown: str, read: Reader) -> tuple[Facts, list[Diagno
     text, diags = read(path, shown)
     if text is None:
         return Facts(path=shown), diags
-    hidden = scan_text(shown, text)
-    if hidden:
-        return Facts(path=shown), hidden
-    node, diags = compose(shown, text)
-    if node is None or diags:
-        return Facts(path=shown), diags
-    conv = Converter(shown)
-    loaded = conv.convert(node, FactsFile, "")
-    if loaded is INVALID:
-        return Facts(path=shown), conv.diagnostics
-    return Facts(loaded.facts, shown, conv.positions), conv.diagnostics
+    loaded, diags, positions = parse_file(shown, text, FactsFile)
+    return (Facts(path=shown) if loaded is None else Facts(loaded.facts, shown, positions)), diags
 
 
 def check_typed_numbers(corpus: Corpus, shown: str, read: Reader) -> list[Diagnostic]:

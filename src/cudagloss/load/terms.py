@@ -9,17 +9,14 @@ import os
 import stat
 from pathlib import Path
 
-from cudagloss.check.fields import bounds
 from cudagloss.check.validate import validate
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
-from cudagloss.load.convert import INVALID, Converter
+from cudagloss.load.convert import parse_file
 from cudagloss.load.facts import FACTS_FILE, check_typed_numbers
-from cudagloss.load.yamlnodes import compose
 from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.positions import Positions
 from cudagloss.model.term import SectionsFile, Term, is_slug
-from cudagloss.text.characters import scan_text
 
 SECTIONS_FILE = "_sections.yaml"
 MODELINE_PREFIX = "# yaml-language-server: $schema="
@@ -148,22 +145,10 @@ def _parse_term(path: Path, shown: str, text: str) -> _Loaded:
                 "name term files in lower case with dashes, e.g. 'jit-compilation.yaml'",
             )
         )
-    hidden = scan_text(shown, text)
-    if hidden:  # a refused character makes only follow-on errors
-        return None, diags + hidden
-    node, found = compose(shown, text)
-    diags += found
-    if node is None or found:  # so does a refused tag or alias
-        return None, diags
-    conv = Converter(shown)
-    term = conv.convert(node, Term, "")
-    diags += conv.diagnostics
-    if term is INVALID:
-        return None, diags
-    too_big = bounds(shown, term, conv.positions)
-    if too_big:  # nothing renders or compares a value past its bound
-        return None, diags + too_big
-    return LoadedTerm(slug=slug, path=shown, file=path, term=term, positions=conv.positions), diags
+    term, found, positions = parse_file(shown, text, Term)  # nothing uses a value past its bound
+    if term is None:
+        return None, diags + found
+    return LoadedTerm(slug=slug, path=shown, file=path, term=term, positions=positions), diags + found
 
 
 def load_sections(folder: Path, root: Path | None = None) -> tuple[SectionsFile | None, str, list[Diagnostic]]:
@@ -189,19 +174,8 @@ def _load_sections(
     text, diags = _read(path, shown, boundary(folder, root))
     if text is None:
         return None, shown, diags, Positions()
-    hidden = scan_text(shown, text)
-    if hidden:
-        return None, shown, hidden, Positions()
-    node, diags = compose(shown, text)
-    if node is None:
-        return None, shown, diags, Positions()
-    conv = Converter(shown)
-    sections = conv.convert(node, SectionsFile, "")
-    diags += conv.diagnostics
-    if sections is INVALID:
-        return None, shown, diags, conv.positions
-    too_big = bounds(shown, sections, conv.positions)
-    return (None if too_big else sections), shown, diags + too_big, conv.positions
+    sections, diags, positions = parse_file(shown, text, SectionsFile)
+    return sections, shown, diags, positions
 
 
 def load_corpus(

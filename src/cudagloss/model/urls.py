@@ -57,6 +57,12 @@ def measurement_path(folder: Path, experiment: str, node: str, *, failed: bool =
     return folder / experiment / measurement_file_name(node, failed=failed)
 
 
+def review_path(folder: Path, experiment: str, node: str) -> Path:
+    """Where a re-run whose discrete results changed waits for review: <node>.json.new beside
+    the committed file, a name the site's loader does not read (it reads only '.json')."""
+    return measurement_path(folder, experiment, node).with_suffix(".json.new")
+
+
 def result_anchor(node: str, name: str) -> str:
     """The id of a result's row on its measurement page."""
     return re.sub(r"[^a-z0-9_-]+", "-", f"{node}-{name}".lower())
