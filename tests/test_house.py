@@ -88,13 +88,15 @@ def test_the_gpu_node_needs_only_cuda_python_and_numpy() -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-def test_choosing_the_cited_experiments_needs_pyyaml_and_nothing_more() -> None:
-    """As README says: the default `make verify` reads the terms' citations with PyYAML."""
+def test_choosing_the_cited_experiments_and_judging_claims_needs_pyyaml_and_nothing_more() -> None:
+    """As README says: the default `make verify` reads the terms' citations and claims with PyYAML."""
     then = "from pathlib import Path\nfrom verifier.runner import cited_experiments\n"
-    then += "print(cited_experiments(Path('terms')))"
-    done = _guarded(GPU_NODE_THIRD_PARTY | {"yaml"}, ("verifier.runner",), then)
+    then += "from verifier.claims import readable_terms\n"
+    then += "print(cited_experiments(Path('terms')), sum(len(t.claims) for t in readable_terms(Path('terms'))))"
+    done = _guarded(GPU_NODE_THIRD_PARTY | {"yaml"}, ("verifier.runner", "verifier.claims"), then)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("['"), done.stdout  # experiment ids, not why the terms cannot be read
+    assert int(done.stdout.split()[-1]) > 0, done.stdout  # the repository's terms make claims
 
 
 def test_importing_the_package_loads_no_third_party_module() -> None:

@@ -9,8 +9,9 @@ Each new result is compared with the node's committed file before it is replaced
 report printed (verifier/rerun.py; --format json prints it as JSON).
 
 Exit codes: 0 all experiments passed their gates; 1 some failed (their failure is
-written beside the last good file) or changed a discrete result (the new file is written
-beside the committed one, <node>.json.new, for review); 2 usage; 3 no GPU (or no cuda-python) here.
+written beside the last good file), changed a discrete result or broke a term's claim (the new
+file is written beside the committed one, <node>.json.new, for review); 2 usage; 3 no GPU (or
+no cuda-python) here.
 """
 
 from __future__ import annotations

@@ -8,19 +8,22 @@ it. Results added or removed are listed, and so is every change in the node's en
 
 A CHANGED discrete value fails the run, and the new file is written beside the committed one
 as <node>.json.new for review, never over it (the site reads only names ending in .json).
+A good run's file keeps history: each value's first_measured carries over while re-runs
+confirm it, and the environment that changed is its drift.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.model.compare import RULE, compare_timings
 from cudagloss.model.measurement import (
+    Drift,
     Measurement,
     MeasurementError,
     Result,
@@ -37,6 +40,8 @@ SHOWN_MAX = 100
 """Characters of a value a text report shows (a JIT log can be long); JSON has it all."""
 
 Verdict = Literal["SAME", "CHANGED", "FASTER", "SLOWER", "DERIVED", "ADDED", "REMOVED"]
+CONFIRMED = ("SAME", "DERIVED")
+"""Verdicts that keep a value's first_measured: the run measured it again, as it was."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +59,8 @@ class Row:
 @dataclass(frozen=True)
 class Rerun:
     """The report for one experiment on one node. compared_with is the committed file, or
-    None on the node's first run; unreadable says why a committed file could not be compared."""
+    None on the node's first run; unreadable says why a committed file could not be compared.
+    previous is that file, read (its history carries over; the report leaves it out)."""
 
     experiment: str
     node: str
@@ -62,23 +68,34 @@ class Rerun:
     environment: list[dict[str, Any]] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
     unreadable: str | None = None
+    previous: Measurement | None = field(default=None, repr=False)
+    broken_claims: list[str] = field(default_factory=list)
+    """Terms' claims that do not hold on this node with the new run (verifier/claims.py)."""
 
     @property
     def changed(self) -> bool:
         return any(row.verdict == "CHANGED" for row in self.rows)
 
+    @property
+    def needs_review(self) -> bool:
+        """A changed discrete value or a broken claim: the run goes beside the committed file."""
+        return self.changed or bool(self.broken_claims)
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "first_run": self.compared_with is None, "changed": self.changed}
+        report = asdict(replace(self, previous=None))
+        del report["previous"]
+        return {**report, "first_run": self.compared_with is None, "changed": self.changed}
 
     def lines(self) -> list[str]:
         """The text report, indented under the runner's line for the experiment."""
+        claims = [f"    BROKEN claim: {c}" for c in self.broken_claims]
         if self.compared_with is None:
-            return ["    first run on this node: nothing to compare with"]
+            return ["    first run on this node: nothing to compare with", *claims]
         if self.unreadable is not None:
-            return [f"    not compared: {self.compared_with} cannot be read ({self.unreadable})"]
+            return [f"    not compared: {self.compared_with} cannot be read ({self.unreadable})", *claims]
         out = [f"    compared with {self.compared_with}:"]
         out += [f"      environment  {e['name']} {e['old']} -> {e['new']}" for e in self.environment]
-        return out + [f"      {row.verdict:<8} {row.name} {_describe(row)}".rstrip() for row in self.rows]
+        return out + [f"      {row.verdict:<8} {row.name} {_describe(row)}".rstrip() for row in self.rows] + claims
 
 
 def _show(value: Value, unit: str) -> str:
@@ -140,7 +157,7 @@ def compare(old: Measurement, new: Measurement, compared_with: str) -> Rerun:
         for r in new.results
     ]
     rows += [Row(r.name, "REMOVED", old=r.value, unit=r.unit) for r in old.results if new.result(r.name) is None]
-    return Rerun(new.experiment, new.node, compared_with, environment, rows)
+    return Rerun(new.experiment, new.node, compared_with, environment, rows, previous=old)
 
 
 def against_committed(new: Measurement, folder: Path) -> Rerun:
@@ -156,12 +173,31 @@ def against_committed(new: Measurement, folder: Path) -> Rerun:
     return compare(old, new, shown)
 
 
+def with_history(new: Measurement, rerun: Rerun) -> Measurement:
+    """new with its history: a value the run confirmed keeps its first_measured (from an old
+    version 1 file, that file's day), any other value is first measured today; drift is the
+    environment that changed since the previous file."""
+    old = rerun.previous
+    confirmed = {row.name for row in rerun.rows if row.verdict in CONFIRMED}
+    since = {r.name: r.first_measured or old.recorded_on for r in old.results if r.name in confirmed} if old else {}
+    # The earlier day where both are known: a value is never first measured after the run that measured it.
+    results = [
+        replace(r, first_measured=min(filter(None, (since.get(r.name), new.recorded_on)), default=""))
+        for r in new.results
+    ]
+    drift = [Drift(e["name"], e["old"], e["new"]) for e in rerun.environment]
+    return replace(new, results=results, drift=drift)
+
+
 def write(new: Measurement, folder: Path, rerun: Rerun) -> Path:
-    """Record new as record() does, unless a discrete result changed: then write it beside the
+    """Record new as record() does, unless a discrete result changed or a claim broke: then write it beside the
     committed file for review (checked by the same rules). A good run that changed nothing
-    clears an older review file, as record() clears an older failure."""
+    clears an older review file, as record() clears an older failure. A good run is written
+    with its history (with_history); a failed one without."""
+    if new.status == "ok":
+        new = with_history(new, rerun)
     review = review_path(folder, new.experiment, new.node)
-    if not (rerun.changed and new.status == "ok"):
+    if not (rerun.needs_review and new.status == "ok"):
         path = record(new, folder)
         if path == measurement_path(folder, new.experiment, new.node):
             review.unlink(missing_ok=True)

@@ -17,6 +17,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -26,6 +27,7 @@ from cudagloss.files.atomic import write_text_atomic
 from cudagloss.model.compare import RULE
 from cudagloss.model.measurement import Measurement, MeasurementError
 from cudagloss.model.measurement_rules import is_node_name
+from cudagloss.model.term import Term
 from verifier import cachedir
 from verifier.cuda import CudaError, Device
 from verifier.experiment import ROOT
@@ -105,6 +107,7 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     # With --format json the report is stdout's one document, and the progress goes to stderr.
     say = functools.partial(print, file=sys.stderr if args.format == "json" else sys.stdout, flush=True)
+    terms = _claiming_terms(Path(args.terms), say)
     failed = 0
     started_all = time.perf_counter()
     timings: dict[str, dict[str, float]] = {}
@@ -141,7 +144,7 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
             results=outcome.results if outcome else [],
             error=error,
         )
-        rerun = settle(measurement, Path(args.out), say)
+        rerun = settle(measurement, Path(args.out), say, terms)
         if rerun is None:
             failed += 1
             continue
@@ -160,10 +163,27 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
     return ExitCode.FAILED if failed else ExitCode.OK
 
 
-def settle(measurement: Measurement, out: Path, say: Callable[[str], object]) -> Rerun | None:
-    """Compare a run with the node's committed file, write it where it belongs (verifier.rerun.write)
-    and say its gates and the report; None when the format refuses it and nothing was written."""
+def _claiming_terms(terms: Path, say: Callable[[str], object]) -> list[Term] | None:
+    """The terms whose claims a run is judged against; None (said) where PyYAML is missing."""
+    try:
+        from verifier.claims import readable_terms
+    except ImportError as exc:
+        say(f"claims not judged: {exc.name} is not installed (make check judges them)")
+        return None
+    return readable_terms(terms)
+
+
+def settle(
+    measurement: Measurement, out: Path, say: Callable[[str], object], terms: list[Term] | None = None
+) -> Rerun | None:
+    """Compare a run with the node's committed file and the terms' claims, write it where it
+    belongs (verifier.rerun.write) and say its gates and the report; None when the format
+    refuses it and nothing was written."""
     rerun = against_committed(measurement, out)
+    if terms:
+        from verifier.claims import broken_claims
+
+        rerun = replace(rerun, broken_claims=broken_claims(measurement, out, terms))
     try:
         path = write(measurement, out, rerun)
     except MeasurementError as exc:  # a result the format refuses (NaN, a bad name)
@@ -175,13 +195,16 @@ def settle(measurement: Measurement, out: Path, say: Callable[[str], object]) ->
         say(line)
     failed = "" if measurement.status == "ok" else "  FAILED"
     changed = "  CHANGED: a discrete result differs; review it beside the committed file" if rerun.changed else ""
+    if rerun.broken_claims:
+        changed += "  BROKEN: a claim does not hold; review the run beside the committed file"
     say(f"    -> {path} ({measurement.provenance['duration_s']} s){failed}{changed}")
     return rerun
 
 
 def passed(measurement: Measurement, rerun: Rerun) -> bool:
-    """A run passes when its gates did and no discrete result changed from the committed file."""
-    return measurement.status == "ok" and not rerun.changed
+    """A run passes when its gates did, no discrete result changed from the committed file and
+    every claim on it still holds."""
+    return measurement.status == "ok" and not rerun.needs_review
 
 
 PHASES = ("start_s", "import_s", "init_s", "compile_s", "load_s", "run_s", "other_step_s", "exit_s")

@@ -42,9 +42,7 @@ def run_step(module: str, step: str, args: dict[str, Any], started_at: float) ->
         result = {"ok": True, **fn(args)}
     except CudaError as exc:
         result = exc.as_result()
-    result.update(
-        started_at=started_at, import_s=t1 - t0, step_s=time.perf_counter() - t1, finished_at=time.time()
-    )
+    result.update(started_at=started_at, import_s=t1 - t0, step_s=time.perf_counter() - t1, finished_at=time.time())
     return result
 
 

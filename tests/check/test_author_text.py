@@ -12,7 +12,8 @@ import markdown  # type: ignore[import-untyped]
 import pytest
 
 from conftest import ROOT
-from cudagloss.check.authortext import AuthorTextError, check_markdown, expand, parse_directives
+from cudagloss.check.authortext import AuthorTextError, expand, parse_directives
+from cudagloss.check.markdown_rules import check_markdown
 from cudagloss.site import escape
 from cudagloss.text.markdown import MAX_NESTING, MAX_UNMATCHED, neutralize_html, plain_text
 

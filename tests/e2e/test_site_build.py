@@ -16,6 +16,7 @@ from sitecheck import broken_links, internal_target, parse
 
 SECTION_IDS = ["measured", "related-terms", "where-you-meet-this", "sources", "byline"]
 
+
 @pytest.fixture(scope="module")
 def repo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     site = tmp_path_factory.mktemp("repo") / "site"
@@ -31,8 +32,6 @@ def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = build(fixture_config(tmp, FIXTURES / "good"), tmp / "site")
     assert run.returncode == 0, run.stderr
     return tmp / "site"
-
-
 
 
 @pytest.mark.parametrize("slug", REPO_TERMS)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, load_measurement
+from conftest import FIXTURES, ROOT, load_measurement
 from cudagloss.model.measurement import (
     FORMAT_VERSION,
+    Drift,
     Gate,
     Measurement,
     MeasurementError,
@@ -45,7 +47,7 @@ def test_unknown_version_is_refused_with_a_clear_message(tmp_path: Path) -> None
     data = json.loads(sample().to_json())
     data["format_version"] = FORMAT_VERSION + 1
     with pytest.raises(
-        MeasurementError, match=r"x\.json:1:1: measurement format version 2 is not known \(this tool reads 1\)"
+        MeasurementError, match=r"x\.json:1:1: measurement format version 3 is not known \(this tool reads 1 and 2\)"
     ):
         parse_measurement(json.dumps(data), "x.json")
 
@@ -204,3 +206,99 @@ def test_the_verifier_never_writes_a_file_the_site_would_refuse(
     with pytest.raises(MeasurementError, match=part):
         record(verifier_run(**changes), tmp_path / "measurements")
     assert not list(tmp_path.rglob("*")), "nothing is written, not even a folder"
+
+
+def with_history() -> Measurement:
+    """A version 2 file: one value confirmed since an earlier day, one measured by this run, a driver drift."""
+    return replace(
+        sample(),
+        provenance={"node": "node-a", "gpu_name": "Test GPU", "recorded_at": "2026-12-01T10:00:00+00:00"},
+        results=[Result("blocks_per_sm", 8, "blocks", first_measured="2026-10-02"), Result("x", 1.5, "ms")],
+        drift=[Drift("driver_version", "580.159.04", "590.10"), Drift("nvrtc_version", None, "13.1")],
+    )
+
+
+def test_a_version_1_file_still_reads_and_a_version_2_file_round_trips() -> None:
+    v1 = (FIXTURES / "good-measurements" / "warp-size" / "fixture-a.json").read_text(encoding="utf-8")
+    old = parse_measurement(v1, "v1.json")
+    assert (old.format_version, old.drift, {r.first_measured for r in old.results}) == (1, [], {""})
+    assert old.to_json() == v1, "a file without history is still written as version 1"
+    text = with_history().to_json()
+    data = json.loads(text)
+    assert data["format_version"] == FORMAT_VERSION == 2
+    assert [r.get("first_measured") for r in data["results"]] == ["2026-10-02", None]  # '' is left out
+    assert list(data)[-2:] == ["drift", "format_version"]
+    assert parse_measurement(text, "v2.json") == with_history()
+
+
+V2 = with_history().to_json()
+DAY = '"first_measured": "2026-10-02"'
+DRIFT = '"name": "driver_version"'
+HISTORY_EDITS = {  # (text of V2, its replacement, where in that the problem is reported, the message)
+    "not-a-day": (
+        DAY,
+        '"first_measured": "2026-13-01"',
+        '"2',
+        "results[0].first_measured: '2026-13-01' is not a date like '2026-12-03'",
+    ),
+    "a-word": (
+        DAY,
+        '"first_measured": "yesterday"',
+        '"y',
+        "results[0].first_measured: 'yesterday' is not a date like '2026-12-03'",
+    ),
+    "empty": (DAY, '"first_measured": ""', '""', "results[0].first_measured: '' is not a date like '2026-12-03'"),
+    "a-number": (DAY, '"first_measured": 20261002', "2026", "results[0].first_measured: must be text, not a number"),
+    "future": (DAY, '"first_measured": "2999-01-01"', '"2', "results[0].first_measured: '2999-01-01' is in the future"),
+    "after-the-run": (
+        DAY,
+        '"first_measured": "2026-12-02"',
+        '"2',
+        "results[0].first_measured: '2026-12-02' is after this run's recorded_at (2026-12-01), which confirmed it",
+    ),
+    "drift-object": ('"drift": [', '"drift": {}, "x": [', "{", "drift: must be an array, not an object"),
+    "drift-key": (DRIFT, '"name": "<b>"', '"<', "drift[0].name: '<b>' is not a provenance key like 'driver_version'"),
+    "drift-twice": ('"name": "nvrtc_version"', DRIFT, '"d', "drift[1].name: 'driver_version' appears twice"),
+    "drift-list": (
+        '"old": "580.159.04"',
+        '"old": ["580"]',
+        "[",
+        "drift[0].old: must be text, a number, true/false or null, not an array",
+    ),
+    "drift-field": (DRIFT, '"why": "", ' + DRIFT, '"why"', "drift[0]: unknown field 'why'"),
+}
+
+
+@pytest.mark.parametrize("case", list(HISTORY_EDITS), ids=list(HISTORY_EDITS))
+def test_a_bad_history_value_is_reported_where_it_stands(case: str) -> None:
+    old, new, anchor, message = HISTORY_EDITS[case]
+    at = V2.index(old)
+    text = V2[:at] + new + V2[at + len(old) :]
+    where = at + new.index(anchor)
+    with pytest.raises(MeasurementError) as info:
+        parse_measurement(text, "m.json")
+    first = info.value.diagnostics[0]
+    assert (first.line, first.col, first.message) == (
+        text.count("\n", 0, where) + 1,
+        where - text.rfind("\n", 0, where),
+        message,
+    )
+
+
+def test_a_drift_entry_needs_all_three_fields() -> None:
+    text = V2.replace('"old": null,', "")
+    with pytest.raises(MeasurementError) as info:
+        parse_measurement(text, "m.json")
+    where = text.rfind("{", 0, text.index('"name": "nvrtc_version"'))
+    line, col = text.count("\n", 0, where) + 1, where - text.rfind("\n", 0, where)
+    assert str(info.value) == f"m.json:{line}:{col}: drift[1]: missing field 'old'"
+
+
+def test_a_version_1_file_has_no_history_fields() -> None:
+    text = V2.replace('"format_version": 2', '"format_version": 1')
+    with pytest.raises(MeasurementError) as info:
+        parse_measurement(text, "m.json")
+    assert [d.message for d in info.value.diagnostics] == [
+        "results[0]: unknown field 'first_measured'",
+        "the file: unknown field 'drift'",
+    ]

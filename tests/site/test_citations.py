@@ -116,6 +116,22 @@ def test_a_stale_measurement_is_a_warning_at_the_citation(glossary: Path) -> Non
     )
     page = Renderer(corpus, ROOT / "templates").measurement_page(corpus.measurements.get("warp-size"))  # type: ignore[union-attr,arg-type]
     assert '!!! warning "Stale"' in page.markdown
+    term = Renderer(corpus, ROOT / "templates").term_page("warp").markdown
+    assert "[32 threads (stale)](" in term and ", stale: the experiment changed since" in term
+
+
+def test_a_value_measured_in_a_changed_environment_says_so_on_the_term_page(glossary: Path) -> None:
+    write(glossary / "measurements", warp_size=32, query_median=1.0)
+    path = glossary / "measurements" / "warp-size" / "node-a.json"
+    data = json.loads(path.read_text())
+    data["format_version"] = 2
+    data["drift"] = [{"name": "driver_version", "old": "580.1", "new": "590.2"}]
+    path.write_text(json.dumps(data))
+    measurements, _ = load_measurements(glossary / "measurements", glossary)
+    corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
+    term = Renderer(corpus, ROOT / "templates").term_page("warp").markdown
+    assert "Its environment changed since the run before (Driver `580.1` → `590.2`)" in term
+    assert "in an environment changed since the run before &#40;driver_version&#41;" in term
 
 
 def test_an_unknown_experiment_is_an_error_when_the_catalog_is_known(glossary: Path) -> None:

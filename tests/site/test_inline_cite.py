@@ -16,7 +16,8 @@ import markdown  # type: ignore[import-untyped]
 import pytest
 
 from conftest import FIXTURES, ROOT
-from cudagloss.check.authortext import AuthorTextError, check_markdown, expand
+from cudagloss.check.authortext import AuthorTextError, expand
+from cudagloss.check.markdown_rules import check_markdown
 from cudagloss.errors import Diagnostic, GlossaryError
 from cudagloss.load.glossary import load_glossary
 from cudagloss.model.measurement import Gate, Measurement, Result, record

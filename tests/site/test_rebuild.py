@@ -93,7 +93,7 @@ def test_edits_rebuilt_in_one_process_match_a_fresh_build(tmp_path: Path) -> Non
     measurement = root / "measurements" / "ptx-jit" / "h200-lent.json"
     data = json.loads(measurement.read_text(encoding="utf-8"))
     result = next(r for r in data["results"] if r["name"] == "load_jit_cache_disabled_median")
-    result["value"] = 123456.0
+    result["value"] = 19.87  # within what the claims on it allow
     measurement.write_text(json.dumps(data), encoding="utf-8")
     third = _pages(_build(root))
     assert third == _fresh_process(root)

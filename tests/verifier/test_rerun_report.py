@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from verifier.rerun import against_committed, report_json
+from verifier.rerun import against_committed, report_json, with_history
 from verifier.runner import passed, settle
 
+from conftest import load_measurement
 from cudagloss.load.measurements import load_measurements
-from cudagloss.model.measurement import Gate, Measurement, Result, code_hash, record
+from cudagloss.model.measurement import Drift, Gate, Measurement, Result, code_hash, record
 
 COLD = [20.7, 18.8, 21.6, 20.1, 19.9]
 WARM = [0.40, 0.29, 0.46, 0.38, 0.41]
@@ -21,8 +22,10 @@ def run(
     cold: list[float] = COLD,
     driver: str = "580.159.04",
     extra: tuple[Result, ...] = (),
+    day: str = "",
+    status: str = "ok",
 ) -> Measurement:
-    """A measurement of one experiment on node-a, as the verifier writes it."""
+    """A measurement of one experiment on node-a, as the verifier writes it (recorded on day, if given)."""
     results = [
         Result("error_name", "CUDA_ERROR_NO_BINARY_FOR_GPU"),
         Result("error_code", error_code),
@@ -33,7 +36,9 @@ def run(
         *extra,
     ]
     provenance = {"node": "node-a", "gpu_name": "NVIDIA H200", "driver_version": driver, "duration_s": 1.5}
-    return Measurement("ptx-jit", "test", "sha256:now", "ok", provenance, [Gate("correct", True)], results)
+    provenance |= {"recorded_at": f"{day}T10:00:00+00:00"} if day else {}
+    gates = [Gate("correct", status == "ok")]
+    return Measurement("ptx-jit", "test", "sha256:now", status, provenance, gates, results)  # type: ignore[arg-type]
 
 
 def committed(tmp_path: Path) -> Path:
@@ -52,7 +57,7 @@ def test_a_changed_discrete_value_fails_the_run_and_waits_beside_the_committed_f
     assert rerun is not None and rerun.changed and not passed(new, rerun)  # run_all exits ExitCode.FAILED
     assert good.read_bytes() == before, "the committed file is never replaced by a changed run"
     review = folder / "ptx-jit" / "node-a.json.new"
-    assert review.read_text() == new.to_json()
+    assert review.read_text() == with_history(new, rerun).to_json()
     assert said == [
         "    pass  correct",
         f"    compared with {good.as_posix()}:",
@@ -85,14 +90,14 @@ def test_a_timing_changed_only_within_noise_is_same_and_replaces_the_committed_f
     cold = next(row for row in rerun.rows if row.name == "cold_median")
     assert cold.verdict == "SAME" and cold.test is not None and cold.test["p"] > 0.05
     assert "      DERIVED  cold_min 18.8 ms -> 18.5 ms" in said
-    assert (folder / "ptx-jit" / "node-a.json").read_text() == new.to_json()
+    assert (folder / "ptx-jit" / "node-a.json").read_text() == with_history(new, rerun).to_json()
     assert not (folder / "ptx-jit" / "node-a.json.new").exists(), "a run that changed nothing clears the review file"
 
 
 def test_a_timing_three_times_slower_is_reported_slower_but_does_not_fail_the_run(tmp_path: Path) -> None:
     folder = committed(tmp_path)
     new = run(cold=[3 * c for c in COLD])
-    rerun = settle(new, folder, lambda line: None)
+    rerun = settle(new, folder, quiet)
     assert rerun is not None and passed(new, rerun)
     [cold] = [row for row in rerun.rows if row.name == "cold_median"]
     assert cold.verdict == "SLOWER" and cold.test is not None
@@ -146,6 +151,61 @@ def test_a_value_that_changes_type_is_changed(tmp_path: Path) -> None:
     record(run(extra=(Result("flag", True),)), folder)
     rerun = against_committed(run(extra=(Result("flag", 1),)), folder)
     assert [row.verdict for row in rerun.rows if row.name == "flag"] == ["CHANGED"]
+
+
+def quiet(line: str) -> None:
+    """Say nothing: the runner's lines are tested above."""
+
+
+def history(folder: Path) -> tuple[dict[str, str], list[Drift], int]:
+    """The committed file's first_measured per result, its drift and its format version."""
+    m = load_measurement(folder / "ptx-jit" / "node-a.json")
+    return {r.name: r.first_measured for r in m.results}, m.drift, m.format_version
+
+
+def test_a_rerun_keeps_the_day_a_confirmed_value_was_first_measured_and_records_drift(tmp_path: Path) -> None:
+    def after_update(day: str) -> Measurement:
+        """A run on a new driver: a timing three times slower, and one result more."""
+        return run(cold=[3 * c for c in COLD], driver="590.10", extra=(Result("new_only", 3, "entries"),), day=day)
+
+    settle(run(day="2026-11-01"), tmp_path, quiet)
+    first = history(tmp_path)
+    assert (set(first[0].values()), first[1:]) == ({"2026-11-01"}, ([], 2)), "a first run measures every value"
+    settle(run(day="2026-11-20"), tmp_path, quiet)
+    assert history(tmp_path) == first, "a run that confirms every value keeps their days"
+    rerun = settle(after_update("2026-12-01"), tmp_path, quiet)
+    assert rerun is not None and {r.name: r.verdict for r in rerun.rows}["cold_median"] == "SLOWER"
+    days, drift, version = history(tmp_path)
+    assert days == {
+        "error_name": "2026-11-01",  # SAME
+        "error_code": "2026-11-01",
+        "second_faster": "2026-11-01",
+        "cold_median": "2026-12-01",  # SLOWER: measured anew
+        "cold_min": "2026-11-01",  # DERIVED: shown, not tested, so kept
+        "warm_median": "2026-11-01",
+        "new_only": "2026-12-01",  # ADDED
+    }
+    assert (drift, version) == ([Drift("driver_version", "580.159.04", "590.10")], 2)
+    settle(after_update("2026-12-02"), tmp_path, quiet)
+    assert history(tmp_path)[1:] == ([], 2), "drift is against the previous run only"
+
+
+def test_a_version_1_committed_file_dates_its_values_by_its_own_run(tmp_path: Path) -> None:
+    record(run(day="2026-10-05"), tmp_path)  # no history: written as version 1
+    assert load_measurement(tmp_path / "ptx-jit" / "node-a.json").format_version == 1
+    rerun = settle(run(error_code=222, day="2026-12-01"), tmp_path, quiet)
+    assert rerun is not None and rerun.changed
+    review = load_measurement(tmp_path / "ptx-jit" / "node-a.json.new")
+    days = {r.name: r.first_measured for r in review.results}
+    assert (days["error_code"], days["error_name"], days["cold_median"]) == ("2026-12-01", "2026-10-05", "2026-10-05")
+
+
+def test_a_failed_run_is_written_without_history(tmp_path: Path) -> None:
+    settle(run(day="2026-11-01"), tmp_path, quiet)
+    settle(run(driver="590.10", day="2026-12-01", status="failed"), tmp_path, quiet)
+    failed = load_measurement(tmp_path / "ptx-jit" / "node-a.failed.json")
+    assert (failed.drift, {r.first_measured for r in failed.results}, failed.format_version) == ([], {""}, 1)
+    assert history(tmp_path)[0]["error_code"] == "2026-11-01", "the good file is left as it was"
 
 
 def test_the_code_hash_ignores_comments_docstrings_and_formatting_but_not_code(tmp_path: Path) -> None:

@@ -150,4 +150,3 @@ def step_compile_only(args: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     compiled = compile_source(SOURCE, "saxpy.cu", args["arch"])
     return {"compile_s": time.perf_counter() - t0, "kind": compiled.kind}
-

@@ -1,13 +1,15 @@
 """Author text is data, not code: the directives a term body may use, parsed, never evaluated.
 
-A body is Markdown plus two directives, `{{ measured("experiment", "result") }}` (a measured
-value) and `{{ cite("source-id") }}` (one of the term's sources), whose arguments are string
-literals. The parser below reads exactly that grammar, with one regular expression; nothing in a
-body is ever handed to a template engine, so no expression, loop, filter, attribute or
-object is reachable, and the work is linear in the body's length. Anything else that opens
-with `{{`, `{%` or `{#` is an author error at its line and column. Inside code (fenced or
-indented blocks, inline code spans) braces are literal text, so C++ initialisers and Jinja
-examples can be shown; elsewhere `\\{` writes a literal brace (Markdown's own escape).
+A body is Markdown plus three directives whose arguments are string literals:
+`{{ measured("experiment", "result") }}` (a measured value), `{{ cite("source-id") }}` (one of
+the term's sources) and `{{ compare("experiment.a", "experiment.b") }}` (two measured timings
+compared by a stated rule: "about 48× faster than", or "no different, within noise, from").
+The parser below reads exactly that grammar, with one regular expression; nothing in a body is
+ever handed to a template engine, so no expression, loop, filter, attribute or object is
+reachable, and the work is linear in the body's length. Anything else that opens with `{{`,
+`{%` or `{#` is an author error at its line and column. Inside code (fenced or indented
+blocks, inline code spans) braces are literal text, so C++ initialisers and Jinja examples can
+be shown; elsewhere `\\{` writes a literal brace (Markdown's own escape).
 """
 
 from __future__ import annotations
@@ -16,34 +18,24 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
+from typing import Literal
 
 from cudagloss.errors import did_you_mean
-from cudagloss.model.measurements import CitationError, MeasurementSet, resolve
+from cudagloss.model.measurements import CitationError, MeasurementSet, resolve, resolve_pair
 from cudagloss.model.term import Source, Term
-from cudagloss.model.urls import SAFE_SCHEMES
-from cudagloss.text.markdown import (
-    CODE_SPAN,
-    MAX_NESTING,
-    MAX_UNMATCHED,
-    blocks,
-    dangerous_schemes,
-    deepest_block,
-    deepest_bracket,
-    link_scheme,
-    link_targets,
-    unmatched_openers,
-)
+from cudagloss.text.markdown import CODE_SPAN, blocks
 
 DIRECTIVE_HINT = (
-    'the directives are {{ measured("experiment", "result") }} and {{ cite("source-id") }}; '
-    "write \\{{ for literal braces"
+    'the directives are {{ measured("experiment", "result") }}, {{ cite("source-id") }} and '
+    '{{ compare("experiment.result", "experiment.result") }}; write \\{{ for literal braces'
 )
+Kind = Literal["measured", "cite", "compare"]
+ARITY: dict[str, int] = {"measured": 2, "cite": 1, "compare": 2}
 _OPENER = re.compile(r"\{[{%#]")
 _STRING = r"""(?:"([^"\\\n{}]*)"|'([^'\\\n{}]*)')"""
-_CALL = re.compile(
-    rf"\{{\{{[ \t]*(?:measured[ \t]*\([ \t]*{_STRING}[ \t]*,[ \t]*{_STRING}|cite[ \t]*\([ \t]*{_STRING})"
-    rf"[ \t]*\)[ \t]*\}}\}}"
-)
+_CALL = re.compile(rf"\{{\{{[ \t]*([a-z]+)[ \t]*\([ \t]*{_STRING}(?:[ \t]*,[ \t]*{_STRING})?[ \t]*\)[ \t]*\}}\}}")
+REF = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)\.([a-z][a-z0-9_]*)")
+"""A value named in one string, as compare() and claims name it: experiment.result."""
 
 
 @dataclass(frozen=True)
@@ -63,22 +55,38 @@ class AuthorTextError(Exception):
 
 @dataclass(frozen=True)
 class Directive:
-    """One directive found in a body: where it is and what it names, a measured value
-    (experiment, result) or, for `cite(...)`, a source by its id."""
+    """One directive found in a body: where it is, which it is and its string arguments."""
 
     start: int
     end: int
-    experiment: str = ""
-    result: str = ""
-    source: str | None = None
-    """The id a `cite(...)` names; None for `measured(...)`."""
+    kind: Kind
+    args: tuple[str, ...]
 
     @property
     def call(self) -> str:
-        return "measured(...)" if self.source is None else "cite(...)"
+        return f"{self.kind}(...)"
+
+    @property
+    def experiment(self) -> str:
+        return self.args[0] if self.kind == "measured" else ""
+
+    @property
+    def result(self) -> str:
+        return self.args[1] if self.kind == "measured" else ""
+
+    @property
+    def source(self) -> str | None:
+        """The id a `cite(...)` names; None for the other directives."""
+        return self.args[0] if self.kind == "cite" else None
+
+    def refs(self) -> list[tuple[str, str]]:
+        """The (experiment, result) pairs a `compare(...)` names (scan checked their form)."""
+        if self.kind != "compare":
+            return []
+        return [(m.group(1), m.group(2)) for a in self.args if (m := REF.fullmatch(a))]
 
 
-def _code_ranges(text: str, *, indented: bool = True) -> list[tuple[int, int]]:
+def code_ranges(text: str, *, indented: bool = True) -> list[tuple[int, int]]:
     """Offsets of code in Markdown (blocks and inline spans), where braces are literal;
     indented=False leaves out what only may be an indented code block."""
     ranges: list[tuple[int, int]] = []
@@ -92,10 +100,7 @@ def _code_ranges(text: str, *, indented: bool = True) -> list[tuple[int, int]]:
     return ranges
 
 
-_IMAGE = re.compile(r"!\[")
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
+def position(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
@@ -114,7 +119,7 @@ def scan(text: str) -> tuple[list[Directive], list[AuthorTextError]]:
     errors: list[AuthorTextError] = []
     if "{" not in text:
         return found, errors
-    code = _code_ranges(text) if "`" in text or "    " in text or "\t" in text or "~~~" in text else []
+    code = code_ranges(text) if "`" in text or "    " in text or "\t" in text or "~~~" in text else []
     code_starts = [a for a, _ in code]
     pos = 0
     for opener in _OPENER.finditer(text):
@@ -125,37 +130,54 @@ def scan(text: str) -> tuple[list[Directive], list[AuthorTextError]]:
         if k >= 0 and start < code[k][1]:
             continue
         call = _CALL.match(text, start)
-        if call is None:
-            line, col = _position(text, start)
+        name = call.group(1) if call else ""
+        args = tuple(a for a in call.groups()[1:] if a is not None) if call else ()
+        if call is None or ARITY.get(name) != len(args):
+            line, col = position(text, start)
             closer = {"{{": "}}", "{%": "%}", "{#": "#}"}[opener.group()]
             end = text.find(closer, start + 2, start + 200)
             shown = text[start : end + 2] if end != -1 else text[start : start + 40].split("\n")[0]
             errors.append(AuthorTextError(f"not a directive: {shown!r}", line=line, col=col, hint=DIRECTIVE_HINT))
             pos = start + 2
             continue
-        args = [a for a in call.groups() if a is not None]  # each argument's "..." or '...' group
-        if call.group(5) is None and call.group(6) is None:
-            found.append(Directive(start, call.end(), *args))
-        else:
-            found.append(Directive(start, call.end(), source=args[0]))
+        for arg in args if name == "compare" else ():
+            if REF.fullmatch(arg) is None:
+                line, col = position(text, start)
+                errors.append(
+                    AuthorTextError(
+                        f"compare(...): {arg!r} does not name a value as experiment.result",
+                        line=line,
+                        col=col,
+                        hint="e.g. compare('ptx-jit.load_warm_cache_median', 'ptx-jit.load_jit_cold_cache_median')",
+                    )
+                )
+        found.append(Directive(start, call.end(), name, args))  # type: ignore[arg-type]  # ARITY holds the kinds
         pos = call.end()
     return found, errors
 
 
-def expand(text: str, value: Callable[[str, str], str], cite: Callable[[str], str] | None = None) -> str:
-    """text with each directive replaced by value(experiment, result) or cite(source) (ready
-    Markdown); without cite, citations of sources are left out."""
+def expand(
+    text: str,
+    value: Callable[[str, str], str],
+    cite: Callable[[str], str] | None = None,
+    compare: Callable[[tuple[str, str], tuple[str, str]], str] | None = None,
+) -> str:
+    """text with each directive replaced by value(experiment, result), cite(source) or
+    compare(a, b) (ready Markdown); a directive without its function is left out."""
     out: list[str] = []
     pos = 0
     for d in parse_directives(text):
         out.append(text[pos : d.start])
         try:
-            if d.source is None:
-                out.append(value(d.experiment, d.result))
-            elif cite is not None:
-                out.append(cite(d.source))
+            if d.kind == "measured":
+                out.append(value(*d.args))
+            elif d.kind == "cite" and cite is not None:
+                out.append(cite(d.args[0]))
+            elif d.kind == "compare" and compare is not None:
+                first, second = d.refs()
+                out.append(compare(first, second))
         except CitationError as exc:
-            line, col = _position(text, d.start)
+            line, col = position(text, d.start)
             raise AuthorTextError(exc.message, line=line, col=col, hint=exc.hint) from None
         pos = d.end
     out.append(text[pos:])
@@ -178,7 +200,8 @@ def find_source(term: Term, source_id: str) -> Source:
 
 def check_citations(term: Term, measurements: MeasurementSet | None) -> None:
     """Raise AuthorTextError at the first directive of term's body that cannot be shown:
-    the same lookups the page makes (cudagloss.model.measurements.resolve, find_source)."""
+    the same lookups the page makes (resolve and resolve_pair of cudagloss.model.measurements,
+    find_source)."""
 
     def value(experiment: str, name: str) -> str:
         resolve(term, measurements, experiment, name)
@@ -188,86 +211,8 @@ def check_citations(term: Term, measurements: MeasurementSet | None) -> None:
         find_source(term, source_id)
         return ""
 
-    expand(term.body, value, cite)
+    def compare(first: tuple[str, str], second: tuple[str, str]) -> str:
+        resolve_pair(term, measurements, first, second)
+        return ""
 
-
-def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
-    """Every mistake in an author's Markdown field that the page would suffer from: braces
-    that are not directives (or any, where directives are not allowed), link targets a
-    reader must not be sent to, and more unclosed brackets than the parser can bear."""
-    found, errors = scan(text)
-    if found and not directives:
-        for d in found:
-            line, col = _position(text, d.start)
-            what = "values" if d.source is None else "sources"
-            errors.append(
-                AuthorTextError(
-                    f"{d.call} is allowed only in the body", line=line, col=col, hint=f"cite {what} in the body"
-                )
-            )
-    flagged: set[int] = set()
-    for target in link_targets(text):
-        scheme = link_scheme(target)
-        if scheme and scheme not in SAFE_SCHEMES:
-            line, col = _position(text, max(text.find(target), 0))
-            flagged.add(line)
-            errors.append(
-                AuthorTextError(
-                    f"link to {target!r} is not allowed",
-                    line=line,
-                    col=col,
-                    hint="links go to http(s) pages or to other terms ('sass.md')",
-                )
-            )
-    for offset, word in dangerous_schemes(text):
-        line, col = _position(text, offset)
-        if line not in flagged:
-            flagged.add(line)
-            errors.append(
-                AuthorTextError(
-                    f"'{word}:' outside code: a browser would run or load it from a link",
-                    line=line,
-                    col=col,
-                    hint=f"to mention the scheme, write it as code: `{word}:`",
-                )
-            )
-    code = _code_ranges(text, indented=False) if "![" in text else []
-    starts = [a for a, _ in code]
-    for m in _IMAGE.finditer(text):
-        k = bisect.bisect_right(starts, m.start()) - 1
-        if not (k >= 0 and m.start() < code[k][1]):
-            line, col = _position(text, m.start())
-            errors.append(
-                AuthorTextError(
-                    "images are not published: each reader's browser would fetch them from another site",
-                    line=line,
-                    col=col,
-                    hint="link to the picture instead: [a diagram of it](https://...)",
-                )
-            )
-    for depth, offset, what in (
-        (*deepest_bracket(text), "brackets"),
-        (*deepest_block(text), "lists and quotes"),
-    ):
-        if depth > MAX_NESTING:
-            line, col = _position(text, offset)
-            errors.append(
-                AuthorTextError(
-                    f"{what} nested {depth} deep (at most {MAX_NESTING})",
-                    line=line,
-                    col=col,
-                    hint="flatten it; Markdown that deep takes the site build minutes or crashes it",
-                )
-            )
-    unmatched = unmatched_openers(text)
-    if len(unmatched) > MAX_UNMATCHED:
-        line, col = _position(text, unmatched[MAX_UNMATCHED])
-        errors.append(
-            AuthorTextError(
-                f"{len(unmatched)} unclosed '[' or '(' (at most {MAX_UNMATCHED})",
-                line=line,
-                col=col,
-                hint="close each bracket, or write \\[ and \\( for literal ones",
-            )
-        )
-    return sorted(errors, key=lambda e: (e.line, e.col))
+    expand(term.body, value, cite, compare)

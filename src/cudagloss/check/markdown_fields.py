@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudagloss.check.authortext import AuthorTextError, check_citations, check_markdown
+from cudagloss.check.authortext import AuthorTextError, check_citations
 from cudagloss.check.fields import EMAIL_HINT, shown
+from cudagloss.check.markdown_rules import check_markdown
 from cudagloss.check.typed_numbers import allowed, find, hint, message
 from cudagloss.errors import Diagnostic
 from cudagloss.model.corpus import Facts, LoadedTerm
@@ -38,6 +39,7 @@ def prose_fields(t: LoadedTerm) -> list[tuple[str, str, bool]]:
     fields = [("body", term.body, True), ("definition", term.definition, False)]
     fields += [(f"where_you_meet_this[{i}].note", m.note, False) for i, m in enumerate(term.where_you_meet_this)]
     fields += [(f"measurements[{i}].note", c.note, False) for i, c in enumerate(term.measurements)]
+    fields += [(f"claims[{i}].says", c.says, False) for i, c in enumerate(term.claims)]
     return fields
 
 

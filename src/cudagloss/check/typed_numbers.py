@@ -65,9 +65,10 @@ _ARCH_NAME = r"(?<![\w.])(?:sm_?\d{2,3}[a-z]?|SM[ _]?\d{2,3}[a-z]?|SM[ \t]\d\.\d
 _ARCH = re.compile(
     rf"\b(?:is|was|are|were)[ \t]+(?:an?[ \t]+)?(?P<a>{_ARCH_NAME})"
     rf"|(?P<b>{_ARCH_NAME})(?=[ \t\n]+(?i:GPU|device|card|chip)s?\b)"
+    rf"|(?P<c>{_ARCH_NAME})(?=[ \t]+(?:is|was)[ \t]+(?:the|our|this|that)[ \t]+(?:[A-Z]|(?i:GPU|device|card|chip)\b))"
 )
-"""A target name that says what a GPU is ('an sm_90 GPU', 'the H200 is SM 90'); 'compile for
-sm_90' names a target, and `sm_90` in code is a name too."""
+"""A target name that says what a GPU is ('an sm_90 GPU', 'the H200 is SM 90', 'sm_90 is the
+H200'); 'compile for sm_90' names a target, and `sm_90` in code is a name too."""
 _YEAR_BEFORE = re.compile(
     r"(?i:\b(?:in|since|until|till|by|before|after|from|of|during|early|late|mid|circa"
     r"|january|february|march|april|may|june|july|august|september|october|november|december))[ \t]+$"
@@ -119,7 +120,7 @@ def _find(text: str) -> tuple[TypedNumber, ...]:
     for m in _CAPABILITY.finditer(prose):
         found.append(_at(text, m.start(), m.end(), m.group("number") or m.group("cc"), "compute capability"))
     for m in _ARCH.finditer(prose):
-        group = "a" if m.group("a") else "b"
+        group = next(g for g in "abc" if m.group(g))
         found.append(_at(text, m.start(group), m.end(group), "", "architecture"))
     found.sort(key=lambda f: (f.start, -f.end))
     kept: list[TypedNumber] = []

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+from cudagloss.check.claims import claim_diagnostics
 from cudagloss.check.fields import emails, future_dates, shown
 from cudagloss.check.markdown_fields import field_position, markdown_fields
 from cudagloss.check.names import name_diagnostics, slug_diagnostics
@@ -226,6 +227,7 @@ def validate(
         out += _byline(t, today)
         out += _measurements(t, corpus.measurements)
         out += markdown_fields(t, corpus.measurements)
+        out += claim_diagnostics(t, corpus.measurements)
     out += name_diagnostics(corpus)
     out += slug_diagnostics(all_slugs)
     if sections_loaded:

@@ -4,7 +4,10 @@ Machines write these (as JSON, under measurements/<experiment>/<node>.json); pag
 them. The format carries a version, and a loader refuses versions it does not know
 instead of guessing. A run that failed a gate or crashed is written beside the last good
 file (<node>.failed.json), never over it. Each file records the hash of the experiment's
-code, so a number measured by code that has since changed is detected as stale.
+code, so a number measured by code that has since changed is detected as stale. Since
+version 2 a file also says when each value was first measured with the value it has (the
+run's own recorded_at is when it was last confirmed) and which of the node's environment
+changed since its previous good run (drift).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from cudagloss.model.measurement_rules import (
     TEXT_MAX,
     check,
     fit_text,
+    recorded_day,
 )
 from cudagloss.model.urls import measurement_path
 from cudagloss.text.strictjson import JsonProblem, line_col, parse
@@ -38,6 +42,7 @@ __all__ = [
     "FORMAT_VERSION",
     "HINT",
     "MAX_FILE_BYTES",
+    "Drift",
     "ExperimentInfo",
     "Gate",
     "Measurement",
@@ -105,6 +110,17 @@ class Result:
     unit: str = ""
     description: str = ""
     samples: list[float] = field(default_factory=list)
+    first_measured: str = ""
+    """The day (YYYY-MM-DD) this value was first measured as it is now; '' where not known."""
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A key of the node's environment (driver, CUDA, ...) that differs from its previous good run."""
+
+    name: str
+    old: Value
+    new: Value
 
 
 @dataclass(frozen=True)
@@ -119,17 +135,36 @@ class Measurement:
     gates: list[Gate] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
     error: str | None = None
-    format_version: int = FORMAT_VERSION
+    drift: list[Drift] = field(default_factory=list)
+
+    @property
+    def format_version(self) -> int:
+        """The oldest version that holds this file: one without history stays a version 1 file."""
+        return FORMAT_VERSION if self.drift or any(r.first_measured for r in self.results) else 1
 
     @property
     def node(self) -> str:
         return str(self.provenance.get("node", "unknown"))
 
+    @property
+    def recorded_on(self) -> str:
+        """The day of recorded_at as written (YYYY-MM-DD), or '' when there is none."""
+        day = recorded_day(self.provenance)
+        return day.isoformat() if day else ""
+
     def result(self, name: str) -> Result | None:
         return next((r for r in self.results if r.name == name), None)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+        """The file's text; the history fields are left out where empty."""
+        data = asdict(self)
+        for result in data["results"]:
+            if not result["first_measured"]:
+                del result["first_measured"]
+        if not self.drift:
+            del data["drift"]
+        data["format_version"] = self.format_version
+        return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
 def _is_docstring(node: object) -> bool:
@@ -186,6 +221,7 @@ def parse_measurement(text: str, shown: str) -> Measurement:
         gates=[Gate(**g) for g in fields["gates"]],
         results=[Result(**r) for r in fields["results"]],
         error=fields["error"],
+        drift=[Drift(**d) for d in fields["drift"]],
     )
 
 

@@ -19,7 +19,10 @@ from cudagloss.model.value_checks import MISSING, PROVENANCE_KEY, Checker, Issue
 from cudagloss.text.emails import redact_email
 from cudagloss.text.strictjson import Key, Where
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READS = (1, FORMAT_VERSION)
+"""The versions this tool reads: 2 added each result's first_measured and the file's drift
+(in a version 1 file they are unknown fields)."""
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_DEPTH = 8
 """The format nests four deep (file, results, one result, its samples)."""
@@ -29,7 +32,7 @@ LABEL_MAX = 200
 DESCRIPTION_MAX = 1_000
 TEXT_MAX = 20_000
 """A gate's detail, a text result (a JIT log) and a crash's error (a short traceback)."""
-MAX_GATES, MAX_RESULTS, MAX_SAMPLES, MAX_PROVENANCE = 1_000, 10_000, 100_000, 64
+MAX_GATES, MAX_RESULTS, MAX_SAMPLES, MAX_PROVENANCE, MAX_DRIFT = 1_000, 10_000, 100_000, 64, 16
 FUTURE_SLACK = dt.timedelta(days=1)
 """How far past now (UTC) a recorded_at may be: clocks drift, but a run is never from tomorrow."""
 
@@ -39,11 +42,14 @@ RESULT_NAME = re.compile(r"[a-z][a-z0-9_]{0,99}")
 GATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 '’,.;:()/_+=%×-]{0,199}")
 UNIT = re.compile(r"[A-Za-z0-9 %/·×µμ^°²³._()-]{0,40}")
 CODE_HASH = re.compile(r"[a-z0-9]{1,16}:[A-Za-z0-9]{1,128}")
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+LIKE_DAY = "a date like '2026-12-03'"
 STATUSES = ("ok", "failed", "skipped")
 
 _TOP = ("experiment", "purpose", "code_hash", "status", "provenance", "gates", "results", "error", "format_version")
 _GATE = ("name", "passed", "detail")
 _RESULT = ("name", "value", "unit", "description", "samples")
+_DRIFT = ("name", "old", "new")
 
 
 def is_experiment_id(name: str) -> bool:
@@ -75,7 +81,7 @@ def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[d
         c.fail((), f"must be a JSON object, not {kind(data)}")
         return None, c.issues
     version = data.get("format_version")
-    if type(version) is not int or version != FORMAT_VERSION:
+    if type(version) is not int or version not in READS:
         told = (
             shown(version)
             if isinstance(version, str)
@@ -83,10 +89,13 @@ def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[d
             if isinstance(version, dict | list)
             else version
         )
-        message = f"measurement format version {told} is not known (this tool reads {FORMAT_VERSION})"
+        reads = " and ".join(str(v) for v in READS)
+        message = f"measurement format version {told} is not known (this tool reads {reads})"
         return None, [Issue(0, message, "update cudagloss, or re-run the experiment with `make verify`")]
     c.issues += [Issue(offset, f"key {shown(key)} appears twice in one object") for offset, key in duplicates]
-    c.fields(data, (), _TOP, tuple(k for k in _TOP if k != "error"))
+    v2 = version >= 2
+    c.fields(data, (), _TOP + ("drift",) * v2, tuple(k for k in _TOP if k != "error"))
+    provenance = _provenance(c, data.get("provenance", MISSING))
     out: dict[str, Any] = {
         "experiment": c.name(
             data.get("experiment", MISSING), ("experiment",), is_experiment_id, "an experiment id like 'ptx-jit'"
@@ -96,12 +105,13 @@ def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[d
             data.get("code_hash", MISSING), ("code_hash",), 160, pattern=CODE_HASH, like="a hash like 'sha256:…'"
         ),
         "status": c.text(data.get("status", MISSING), ("status",), 10),
-        "provenance": _provenance(c, data.get("provenance", MISSING)),
+        "provenance": provenance,
         "gates": [
             _gate(c, g, ("gates", i)) for i, g in enumerate(c.array(data.get("gates", MISSING), ("gates",), MAX_GATES))
         ],
-        "results": _results(c, data.get("results", MISSING)),
+        "results": _results(c, data.get("results", MISSING), v2, recorded_day(provenance)),
         "error": None if data.get("error") is None else c.text(data["error"], ("error",), TEXT_MAX, multiline=True),
+        "drift": _drift(c, data.get("drift", [])) if v2 else [],
     }
     if out["status"] is not None and out["status"] not in STATUSES:
         c.fail(("status",), f"{shown(out['status'])} is not one of {', '.join(STATUSES)}")
@@ -156,12 +166,14 @@ def _gate(c: Checker, value: Any, path: tuple[Key, ...]) -> dict[str, Any]:
     }
 
 
-def _results(c: Checker, value: Any) -> list[dict[str, Any]]:
+def _results(c: Checker, value: Any, v2: bool, recorded: dt.date | None) -> list[dict[str, Any]]:
+    """Results; a version 1 file has no first_measured, and recorded is the run's day."""
     out = []
     seen: set[str] = set()
+    known = _RESULT + ("first_measured",) * v2
     for i, item in enumerate(c.array(value, ("results",), MAX_RESULTS)):
         path: tuple[Key, ...] = ("results", i)
-        result = c.fields(item, path, _RESULT, ("name", "value"))
+        result = c.fields(item, path, known, ("name", "value"))
         if result is None:
             continue
         like = "a result name like 'load_warm_cache_median'"
@@ -170,6 +182,7 @@ def _results(c: Checker, value: Any) -> list[dict[str, Any]]:
             c.fail((*path, "name"), f"result {shown(name)} appears twice")
         seen.add(name or "")
         samples = c.array(result.get("samples", []), (*path, "samples"), MAX_SAMPLES)
+        first = result.get("first_measured", MISSING)
         out.append(
             {
                 "name": name,
@@ -177,6 +190,50 @@ def _results(c: Checker, value: Any) -> list[dict[str, Any]]:
                 "unit": c.text(result.get("unit", ""), (*path, "unit"), 40, pattern=UNIT, like="a unit like 'ms'"),
                 "description": c.text(result.get("description", ""), (*path, "description"), DESCRIPTION_MAX),
                 "samples": [c.number(s, (*path, "samples", j)) for j, s in enumerate(samples)],
+                "first_measured": _first_measured(c, first if v2 else MISSING, path, recorded),
             }
         )
+    return out
+
+
+def recorded_day(provenance: dict[str, Any]) -> dt.date | None:
+    """The day recorded_at names, as written (its zone's date), or None without a valid one."""
+    stamp = provenance.get("recorded_at")
+    try:
+        return dt.datetime.fromisoformat(stamp).date() if isinstance(stamp, str) else None
+    except ValueError:
+        return None
+
+
+def _first_measured(c: Checker, value: Any, path: tuple[Key, ...], recorded: dt.date | None) -> str:
+    """A day like '2026-12-03', not in the future and not after the run that confirmed it."""
+    path = (*path, "first_measured")
+    text = c.text(value, path, 10, pattern=DAY, like=LIKE_DAY)
+    if text is None:
+        return ""
+    try:
+        day = dt.date.fromisoformat(text)
+    except ValueError:
+        c.fail(path, f"{shown(text)} is not {LIKE_DAY}")
+        return ""
+    if day > (dt.datetime.now(dt.UTC) + FUTURE_SLACK).date():
+        c.fail(path, f"{shown(text)} is in the future")
+    elif recorded is not None and day > recorded:
+        c.fail(path, f"{shown(text)} is after this run's recorded_at ({recorded.isoformat()}), which confirmed it")
+    return text
+
+
+def _drift(c: Checker, value: Any) -> list[dict[str, Any]]:
+    """The environment keys that changed since the node's previous good run, each once."""
+    out: list[dict[str, Any]] = []
+    for i, item in enumerate(c.array(value, ("drift",), MAX_DRIFT)):
+        path: tuple[Key, ...] = ("drift", i)
+        if c.fields(item, path, _DRIFT, _DRIFT) is None:
+            continue
+        like = "a provenance key like 'driver_version'"
+        name = c.text(item.get("name", MISSING), (*path, "name"), 64, pattern=PROVENANCE_KEY, like=like)
+        if name is not None and any(d["name"] == name for d in out):
+            c.fail((*path, "name"), f"{shown(name)} appears twice")
+        old, new = (c.scalar(item.get(k, MISSING), (*path, k), LABEL_MAX) for k in ("old", "new"))
+        out.append({"name": name, "old": old, "new": new})
     return out

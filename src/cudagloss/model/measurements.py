@@ -151,8 +151,7 @@ def resolve(term: Term, measurements: MeasurementSet | None, experiment: str, na
     if record is None or not record.measured:
         raise CitationError(
             f"{call}: experiment '{experiment}' has not been measured on any node",
-            f"run `{verify_command(experiment)}` on a GPU node and commit "
-            f"{MEASUREMENTS_DIR}/{experiment}/<node>.json",
+            f"run `{verify_command(experiment)}` on a GPU node and commit {MEASUREMENTS_DIR}/{experiment}/<node>.json",
         )
     names = record.result_names()
     if name not in names:
@@ -162,3 +161,71 @@ def resolve(term: Term, measurements: MeasurementSet | None, experiment: str, na
             f"run `{verify_command(experiment)}` on a GPU node",
         )
     return record
+
+
+Ref = tuple[str, str]
+"""A value named by (experiment, result)."""
+
+
+@dataclass(frozen=True)
+class NodeValues:
+    """The values some refs name, as one node measured them (claims and comparisons are judged
+    per node: values from two GPUs are never mixed)."""
+
+    node: str
+    gpu: str
+    values: dict[Ref, Result]
+
+
+def by_node(measurements: MeasurementSet | None, refs: list[Ref]) -> list[NodeValues]:
+    """Each node whose good runs hold every ref with a value, in the order nodes are first
+    met; a node that lacks one of them is left out."""
+    runs: dict[str, dict[str, NodeRun]] = {}
+    for experiment in dict.fromkeys(e for e, _ in refs):
+        record = measurements.get(experiment) if measurements else None
+        for run in record.measured if record else []:
+            runs.setdefault(run.node, {})[experiment] = run
+    out = []
+    for node, by_experiment in runs.items():
+        values: dict[Ref, Result] = {}
+        for experiment, name in refs:
+            found = by_experiment.get(experiment)
+            result = found.good.result(name) if found is not None and found.good is not None else None
+            if result is None or result.value is None:
+                break
+            values[(experiment, name)] = result
+        else:
+            out.append(NodeValues(node, next(iter(by_experiment.values())).gpu, values))
+    return out
+
+
+def resolve_pair(term: Term, measurements: MeasurementSet | None, first: Ref, second: Ref) -> list[NodeValues]:
+    """The nodes on which `compare(first, second)` of term's body can be judged; raises
+    CitationError when either value cannot be cited, when they are not timings with raw samples
+    in one unit, or when no node measured both."""
+    call = f"compare('{'.'.join(first)}', '{'.'.join(second)}')"
+    for experiment, name in (first, second):
+        try:
+            resolve(term, measurements, experiment, name)
+        except CitationError as exc:
+            raise CitationError(exc.message.replace(f"measured('{experiment}', '{name}')", call, 1), exc.hint) from None
+    if first == second:
+        raise CitationError(f"{call}: compares a value with itself", "name two different values")
+    nodes = by_node(measurements, [first, second])
+    if not nodes:
+        raise CitationError(f"{call}: no node measured both values", "compare values measured on the same node")
+    for n in nodes:
+        a, b = n.values[first], n.values[second]
+        for ref, r in ((first, a), (second, b)):
+            if len(r.samples) < 2 or not isinstance(r.value, int | float) or isinstance(r.value, bool):
+                raise CitationError(
+                    f"{call}: '{'.'.join(ref)}' on node '{n.node}' is not a timing with raw samples",
+                    "compare() judges the raw samples of two timings; cite other values with measured()",
+                )
+        if a.unit != b.unit:
+            raise CitationError(
+                f"{call}: the values are in different units on node '{n.node}' "
+                f"({a.unit or 'none'}, {b.unit or 'none'})",
+                "compare values of one kind",
+            )
+    return nodes

@@ -115,6 +115,28 @@ class MeasurementCitation:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A conclusion the body draws from measured values, with the condition that makes it
+    true; it is tested on every node that measured those values, and a failure stops the build."""
+
+    says: str = field(
+        metadata=doc(
+            "The conclusion in words, as the body states it, e.g. 'starting the driver costs more than the JIT'.",
+            max_length=LINE_MAX,
+        )
+    )
+    holds: str = field(
+        metadata=doc(
+            "The condition over the term's cited values, e.g. "
+            "'ptx-jit.cuinit_median > max(ptx-jit.load_jit_cold_cache_median, ptx-jit.load_warm_cache_median)'. "
+            "Values are experiment.result; comparisons (< <= > >= == !=), and/or/not, + - * /, numbers, "
+            '"text", true/false, max(...), min(...) and differ(a, b) (the samples differ beyond noise).',
+            max_length=NOTE_MAX,
+        )
+    )
+
+
+@dataclass(frozen=True)
 class Byline:
     """Who wrote and reviewed the term and when; each field stays 'pending' until known."""
 
@@ -202,6 +224,14 @@ class Term:
     measurements: list[MeasurementCitation] = field(
         default_factory=list,
         metadata=doc("Experiments of the verifier whose results the page cites.", max_items=ITEMS_MAX),
+    )
+    claims: list[Claim] = field(
+        default_factory=list,
+        metadata=doc(
+            "Conclusions the body draws from measured values, each with the condition that must hold "
+            "on every node that measured them.",
+            max_items=ITEMS_MAX,
+        ),
     )
     byline: Byline = field(default_factory=Byline, metadata=doc("Who wrote and reviewed the term and when."))
 

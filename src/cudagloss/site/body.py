@@ -1,6 +1,7 @@
 """A term's body as its page shows it: each `measured(...)` directive replaced by the
-value it names, as a link to the row of the measurement page it came from, and each
-`cite(...)` by the source it names, linked, with the day it was checked."""
+value it names, as a link to the row of the measurement page it came from, each
+`cite(...)` by the source it names, linked, with the day it was checked, and each
+`compare(...)` by what the samples say of two timings."""
 
 from __future__ import annotations
 
@@ -34,6 +35,6 @@ def render_body(term: Term, measurements: MeasurementSet | None, page_uri: str) 
 
     def render() -> tuple[str, Cited]:
         citer = ValueCiter(term, measurements, page_uri)
-        return expand(term.body, citer, cite), tuple(citer.used)
+        return expand(term.body, citer, cite, citer.compare), tuple(citer.used)
 
     return _BODIES.get(key, render)

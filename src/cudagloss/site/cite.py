@@ -1,19 +1,22 @@
-"""Citing in a body: what `{{ measured('experiment', 'result') }}` and `{{ cite('source-id') }}` become.
+"""Citing in a body: what `{{ measured(...) }}`, `{{ cite(...) }}` and `{{ compare(...) }}` become.
 
 A value on a page is never typed by an author: the body names it, and it is looked up in
 the committed measurement files and shown with a link to the row of the measurement page
 it came from (node, GPU and date in its hover text). A value that does not exist is a
 mistake reported with the command that would produce it, not an empty string. A source is
 cited as the seed page cites one: its title, linked, and the day the link checker last found
-it, in parentheses.
+it, in parentheses. Two timings are compared by the rule of cudagloss.model.compare, node by
+node: "about 48× faster than" only when the samples support a difference, "no different,
+within noise, from" otherwise.
 """
 
 from __future__ import annotations
 
 from markupsafe import Markup
 
+from cudagloss.model.compare import RULE, compare_timings
 from cudagloss.model.measurement import Result
-from cudagloss.model.measurements import MeasurementSet, NodeRun, format_value, resolve
+from cudagloss.model.measurements import MeasurementSet, NodeRun, NodeValues, Ref, format_value, resolve, resolve_pair
 from cudagloss.model.term import PENDING, Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
 from cudagloss.site import escape
@@ -53,10 +56,28 @@ class ValueCiter:
         title = f"{run.gpu} ({run.node}), measured {run.recorded_on}"
         if result is not None and result.samples:
             title += f", median of {len(result.samples)} runs"
+        if run.good is not None and run.good.drift:
+            changed = ", ".join(d.name for d in run.good.drift)
+            title += f", in an environment changed since the run before ({changed})"
         if run.stale:
             title += ", stale: the experiment changed since"
+            shown += Markup(" (stale)")
         href = escape.ident(result_anchor(run.node, name))
         return Markup(f'[{shown}]({self.href(experiment, href)} "{escape.link_title(title)}")')
+
+    def compare(self, first: Ref, second: Ref) -> Markup:
+        """How the first timing stands to the second on each node that measured both, as a
+        link to the first one's row; the medians, the test and the rule are in its title."""
+        nodes = resolve_pair(self.term, self.measurements, first, second)
+        for ref in (first, second):
+            if ref not in self.used:
+                self.used.append(ref)
+        phrases = [(n, relation(n.values[first], n.values[second])) for n in nodes]
+        shown = {p for _, p in phrases}
+        text = phrases[0][1] if len(shown) == 1 else " / ".join(f"{p} ({n.gpu})" for n, p in phrases)
+        title = "; ".join(_judged(n, first, second) for n in nodes) + f". Rule: {RULE}"
+        anchor = escape.ident(result_anchor(nodes[0].node, first[1]))
+        return Markup(f'[{escape.text(text)}]({self.href(first[0], anchor)} "{escape.link_title(title)}")')
 
 
 # Characters a Markdown link destination would act on (a parenthesis ends it, a backtick or a
@@ -72,3 +93,33 @@ def source_citation(source: Source) -> Markup:
     shown = Markup(f"[{title}]({str(url).translate(_DESTINATION)})") if url is not None else title
     checked = "not yet checked" if source.checked_on == PENDING else f"checked {source.checked_on}"
     return Markup("(") + shown + Markup(", ") + escape.text(checked) + Markup(")")
+
+
+TIME_UNITS = frozenset({"s", "ms", "µs", "μs", "us", "ns", "cycles"})
+"""Units of durations: a lower one is faster; any other value is lower or higher."""
+
+
+def _ratio(ratio: float) -> str:
+    """48.3 -> '48', 148 -> '150', 2.34 -> '2.3': as precise as a comparison of medians is."""
+    return f"{float(f'{ratio:.2g}'):g}" if ratio >= 10 else f"{ratio:.1f}"
+
+
+def relation(first: Result, second: Result) -> str:
+    """'about 48× faster than', 'about 1.3× higher than' or 'no different, within noise, from':
+    the first value against the second by the rule of cudagloss.model.compare."""
+    c = compare_timings(second.samples, first.samples)
+    if c.verdict == "SAME":
+        return "no different, within noise, from"
+    lower = c.verdict == "FASTER"
+    word = ("faster" if lower else "slower") if first.unit in TIME_UNITS else ("lower" if lower else "higher")
+    small, large = sorted((c.old_median, c.new_median))
+    return f"about {_ratio(large / small)}× {word} than" if small > 0 else f"{word} than"
+
+
+def _judged(n: NodeValues, first: Ref, second: Ref) -> str:
+    a, b = n.values[first], n.values[second]
+    c = compare_timings(b.samples, a.samples)
+    return (
+        f"{n.gpu} ({n.node}): medians {format_value(a)} and {format_value(b)}, Mann-Whitney p = {c.test.p:.2g} "
+        f"over {len(a.samples)} and {len(b.samples)} runs"
+    )

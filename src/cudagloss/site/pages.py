@@ -7,9 +7,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from cudagloss.model.measurement import Measurement
-from cudagloss.model.measurements import ExperimentRecord, MeasurementSet, NodeRun, format_value, verify_command
-from cudagloss.model.term import MeasurementCitation, Term
+from cudagloss.check.claims import judge
+from cudagloss.model.claims import ClaimError
+from cudagloss.model.measurement import Measurement, Value
+from cudagloss.model.measurements import (
+    CitationError,
+    ExperimentRecord,
+    MeasurementSet,
+    NodeRun,
+    format_value,
+    verify_command,
+)
+from cudagloss.model.term import Claim, MeasurementCitation, Term
 from cudagloss.model.urls import (
     measurement_file_name,
     measurement_src_uri,
@@ -25,6 +34,8 @@ from cudagloss.site.environment import author_markdown, href
 from cudagloss.site.output import GeneratedFile
 from cudagloss.site.views import (
     Citation,
+    ClaimNode,
+    ClaimView,
     ExperimentRow,
     MeasurementPage,
     MeasurementsIndex,
@@ -68,14 +79,24 @@ def _node(run: NodeRun) -> tuple[str, str, str, bool, bool, str, str, int, int]:
     return run.node, run.gpu, run.recorded_on, run.stale, run.failed is not None, driver, cuda, passed, len(gates)
 
 
+def _drift(run: NodeRun) -> tuple[tuple[str, str, str], ...]:
+    """(label, old, new) of each environment key the good run changed; values are untrusted text."""
+    drift = run.good.drift if run.good else []
+    return tuple((PROVENANCE_LABELS.get(d.name, d.name), _text(d.old), _text(d.new)) for d in drift)
+
+
+def _text(value: Value) -> str:
+    return "not recorded" if value is None else str(value)
+
+
 def node_view(run: NodeRun) -> NodeView:
-    return NodeView(*_node(run))
+    return NodeView(*_node(run), drift=_drift(run))
 
 
 def run_view(record: ExperimentRecord, run: NodeRun) -> RunView:
     """One node's section of a measurement page: its last good run and a failed one after it."""
     good = _run_file(record, run, run.good, failed=False)
-    return RunView(*_node(run), good=good, failed=_run_file(record, run, run.failed, failed=True))
+    return RunView(*_node(run), drift=_drift(run), good=good, failed=_run_file(record, run, run.failed, failed=True))
 
 
 def _run_file(record: ExperimentRecord, run: NodeRun, m: Measurement | None, *, failed: bool) -> RunFile | None:
@@ -95,6 +116,8 @@ def _run_file(record: ExperimentRecord, run: NodeRun, m: Measurement | None, *, 
                 value=format_value(r),
                 description=r.description,
                 samples=", ".join(f"{x:.4g}" for x in r.samples),
+                first_measured=r.first_measured or m.recorded_on,  # a version 1 file knows only its own day
+                last_confirmed=m.recorded_on,
             )
             for r in m.results
         ),
@@ -174,3 +197,20 @@ def raw_files(measurements: MeasurementSet | None) -> list[GeneratedFile]:
                     raw = m.to_json().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
                     out.append(GeneratedFile(raw_json_src_uri(record.id, run.node, failed=failed), raw))
     return out
+
+
+def claim_view(term: Term, claim: Claim, measurements: MeasurementSet | None) -> ClaimView:
+    """A claim as its term page shows it (cudagloss.check.claims judges it); a condition the
+    check stage refused is shown as unverified, with the reason."""
+    try:
+        verdict = judge(term, claim, measurements)
+    except (ClaimError, CitationError) as exc:
+        return ClaimView(claim.says, claim.holds, (), (), str(exc))
+    nodes = {n: ClaimNode(n.gpu, n.node, n.explanation) for n in verdict.nodes}
+    return ClaimView(
+        claim.says,
+        claim.holds,
+        tuple(v for n, v in nodes.items() if n.holds),
+        tuple(v for n, v in nodes.items() if not n.holds),
+        verdict.unverified,
+    )

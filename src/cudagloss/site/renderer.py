@@ -37,7 +37,7 @@ from cudagloss.site.environment import author_markdown, href, isodate, make_envi
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
 from cudagloss.site.memo import Memo
 from cudagloss.site.output import GeneratedPage, SiteContent
-from cudagloss.site.pages import citation_view, measurement_view, measurements_index_view, raw_files
+from cudagloss.site.pages import citation_view, claim_view, measurement_view, measurements_index_view, raw_files
 from cudagloss.site.views import (
     BylineView,
     IndexPage,
@@ -204,6 +204,7 @@ class Renderer:
             sources=tuple(SourceView(s.title, escape.url(s.url), isodate(s.checked_on)) for s in term.sources),
             measured=measured,
             measured_on=tuple(measured_on),
+            claims=tuple(claim_view(term, c, self.corpus.measurements) for c in term.claims),
             byline=BylineView(b.written_by, b.reviewed_by, isodate(b.written_on), isodate(b.last_checked_on)),
             url=Markup(url) if (url := page_url(self.site_url, uri)) else None,
         )

@@ -98,6 +98,8 @@ class NodeView:
     gates_passed: int
     gates: int
     """Of its good run's gates, how many passed and how many it has."""
+    drift: tuple[tuple[str, str, str], ...]
+    """(label, old, new) of each environment key its good run changed since the one before."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +126,27 @@ class Citation:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimNode:
+    """One node a claim was judged on: where, and the values that decided it."""
+
+    gpu: str
+    node: str
+    explanation: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimView:
+    """A claim in a term's Measured section: what it says, its condition, where it holds,
+    where it does not (a build error; shown while previewing) and why it is unverified."""
+
+    says: str
+    holds: str
+    holds_on: tuple[ClaimNode, ...]
+    fails_on: tuple[ClaimNode, ...]
+    unverified: str
+
+
+@dataclass(frozen=True, slots=True)
 class TermPage:
     slug: str
     term: TermHeading
@@ -137,6 +160,7 @@ class TermPage:
     measured: tuple[Citation, ...]
     measured_on: tuple[tuple[str, str, str], ...]
     """(node, GPU, date) of every node the page's numbers come from."""
+    claims: tuple[ClaimView, ...]
     byline: BylineView
     url: Markup | None
     """The page's published address, when the site's URL is known."""
@@ -195,6 +219,9 @@ class ResultView:
     value: str
     description: str
     samples: str
+    first_measured: str
+    last_confirmed: str
+    """Days (YYYY-MM-DD): first measured as it is now, and the run that last confirmed it."""
 
 
 @dataclass(frozen=True, slots=True)

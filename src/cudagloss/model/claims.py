@@ -1,0 +1,320 @@
+"""The claims language: the conditions a term's prose depends on, tested on every node's values.
+
+`holds` is author text from a pull request: our own recursive-descent parser reads it into a tree that
+evaluation walks (never eval, compile or a template engine), in linear time, within MAX_* bounds.
+
+    expr  := or                              or := and ('or' and)*        and := not ('and' not)*
+    not   := 'not' not | comparison          comparison := sum (CMP sum)?  CMP: < <= > >= == != (one)
+    sum   := product (('+' | '-') product)*  product := unary (('*' | '/') unary)*    unary := '-' unary | atom
+    atom  := NUMBER | STRING | 'true' | 'false' | REF | CALL | '(' expr ')'     REF := experiment '.' result
+    CALL  := ('max' | 'min' | 'differ') '(' expr (',' expr)* ')'    (differ: exactly two REFs)
+    NUMBER := 1, 2.5 or 1e3 (no sign)    STRING := "..." or '...' of printable characters but a backslash
+
+A reference is read before a minus (results have no '-'): `1-ptx-jit.a` names experiment '1-ptx-jit'.
+Types are checked on real values, every part evaluated. + - max min and comparisons need equal units (a
+plain number fits any); * and / keep one unit or, of two, give none. differ: cudagloss.model.compare.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from operator import add, eq, ge, gt, le, lt, mul, ne, sub, truediv
+
+from cudagloss.errors import did_you_mean, shown
+from cudagloss.model.compare import compare_timings
+
+MAX_LENGTH, MAX_DEPTH, MAX_REFERENCES = 1000, 32, 64
+FUNCTIONS, KEYWORDS = ("max", "min", "differ"), ("and", "or", "not", "true", "false")
+CONDITION = "holds must be a condition: a comparison, and/or/not, or differ(...)"
+EXAMPLE = "e.g. ptx-jit.cuinit_median > ptx-jit.load_jit_cold_cache_median"
+SPLIT = "split it into several claims"
+_COMPARE = {"<": lt, "<=": le, ">": gt, ">=": ge, "==": eq, "!=": ne}
+_ARITH = {"+": add, "-": sub, "*": mul, "/": truediv}
+_LEVELS = {"or": ("name", ("or",), "and"), "and": ("name", ("and",), "not"), "cmp": ("op", tuple(_COMPARE), "sum")}
+_LEVELS |= {"sum": ("op", ("+", "-"), "product"), "product": ("op", ("*", "/"), "-")}  # operator tokens, parts' level
+_RANK = {"or": 1, "and": 2, "not": 3, "cmp": 4, "sum": 5, "product": 6, "-": 7}  # how tightly each binds; atoms 8
+_SPACE = re.compile(r"[ \t\r\n]*")
+_TOKEN = re.compile(
+    r"(?P<ref>[a-z0-9]+(?:-[a-z0-9]+)*\.[a-z][a-z0-9_]*)|(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<string>\"[^\"\n]*\"|'[^'\n]*')|(?P<op><=|>=|==|!=|[<>+\-*/(),])"
+)
+_GLUED = re.compile(r"[A-Za-z0-9_.]+")
+
+
+class ClaimError(Exception):
+    """A mistake in a claim at a 0-based offset into its text; the hint says how to fix it."""
+
+    def __init__(self, message: str, offset: int, hint: str = "") -> None:
+        super().__init__(message)
+        self.message, self.offset, self.hint = message, offset, hint
+
+
+class ClaimSyntaxError(ClaimError):
+    """The text is not a condition by the grammar, or is past its bounds."""
+
+
+class ClaimTypeError(ClaimError):
+    """A well-formed condition whose values do not fit it: found while evaluating real values."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """What the caller gives for a reference (and evaluation for a node): value, unit ('' for none), samples."""
+
+    value: float | int | str | bool
+    unit: str = ""
+    samples: Sequence[float] = ()
+
+
+@dataclass(frozen=True)
+class Node:
+    """A node at offset (its first character). kind: 'value' (value: number, text or truth value), 'ref'
+    (text: experiment.result), 'call' (text: max, min or differ), 'not' or '-' (one part), or a flat chain
+    of one level, parts[0] op parts[1] ...: 'or', 'and', 'cmp' (two parts), 'sum' or 'product'; ops: the
+    (operator, offset) between parts. Flat chains keep the tree no deeper than the nesting."""
+
+    kind: str
+    offset: int
+    text: str = ""
+    value: float | str | bool = False
+    parts: tuple[Node, ...] = ()
+    ops: tuple[tuple[str, int], ...] = ()
+
+
+Lookup = Callable[[str, str], Value]
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.depth, self.refs = text, 0, 0, 0
+        self.kind, self.word, self.at = self._next()
+
+    def _next(self) -> tuple[str, str, int]:
+        """The next token: its kind (ref, number, name, string, op or end), text and offset."""
+        text, start = self.text, _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        if start == len(text):
+            return "end", "", start
+        if (match := _TOKEN.match(text, start)) is None and (char := text[start]) in "\"'":
+            raise ClaimSyntaxError("unclosed string", start, f"end it with {char} on the same line")
+        if match is None:
+            raise ClaimSyntaxError(f"unexpected character '{shown(char)}'", start, "compare with ==, join with and/or")
+        self.pos, kind, word = match.end(), match.lastgroup or "", match.group()
+        if kind in ("ref", "number") and (glued := _GLUED.match(text, self.pos)):
+            what, right = ("number", "1, 2.5 or 1e3") if kind == "number" else ("reference", "experiment.result")
+            raise ClaimSyntaxError(f"malformed {what} '{word}{glued.group()}'", start, f"write {right}")
+        if bad := [i for i, char in enumerate(word) if char == "\\" or not char.isprintable()]:
+            message = f"a string cannot hold '{shown(word[bad[0]])}'"
+            raise ClaimSyntaxError(message, start + bad[0], "text is compared as written")
+        self.refs += kind == "ref"
+        if self.refs > MAX_REFERENCES:
+            raise ClaimSyntaxError(f"more than {MAX_REFERENCES} references", start, SPLIT)
+        return kind, word, start
+
+    def advance(self) -> tuple[str, int]:
+        word, at = self.word, self.at
+        self.kind, self.word, self.at = self._next()
+        return word, at
+
+    def take(self, kind: str, *words: str) -> tuple[str, int] | None:
+        """The current token, moving on, if it is one of words of that kind."""
+        return self.advance() if self.kind == kind and self.word in words else None
+
+    def fail(self, message: str, hint: str) -> ClaimSyntaxError:  # at the current token, which {found} names
+        found = "the end" if self.kind == "end" else f"'{shown(self.word, 60)}'"
+        return ClaimSyntaxError(message.replace("{found}", found), self.at, hint)
+
+    def _nest(self, offset: int, change: int = 1) -> None:
+        self.depth += change
+        if self.depth > MAX_DEPTH:
+            raise ClaimSyntaxError(f"nested deeper than {MAX_DEPTH} levels", offset, SPLIT)
+
+    def chain(self, kind: str) -> Node:
+        """A chain of that kind, or a 'not' or '-' before its part."""
+        if kind in ("not", "-") and (prefix := self.take("name" if kind == "not" else "op", kind)):
+            self._nest(prefix[1])
+            node = Node(kind, prefix[1], parts=(self.chain(kind),))
+            self._nest(prefix[1], -1)
+            return node
+        if kind in ("not", "-"):
+            return self.chain("cmp") if kind == "not" else self._atom()
+        token_kind, ops, below = _LEVELS[kind]
+        parts, between = [self.chain(below)], list[tuple[str, int]]()
+        while op := self.take(token_kind, *ops):
+            if kind == "cmp" and between:
+                raise ClaimSyntaxError("a comparison cannot be chained", op[1], "write a < b and b < c")
+            between.append(op)
+            parts.append(self.chain(below))
+        return parts[0] if len(parts) == 1 else Node(kind, parts[0].offset, parts=tuple(parts), ops=tuple(between))
+
+    def _atom(self) -> Node:
+        kind, word, at = self.kind, self.word, self.at
+        if kind == "name" and word not in FUNCTIONS + KEYWORDS:
+            known = did_you_mean(word, FUNCTIONS + KEYWORDS)
+            raise self.fail(f"unknown name {{found}}{known}", f"a value is written experiment.result, {EXAMPLE}")
+        if kind == "ref":
+            return Node("ref", self.advance()[1], word)
+        if (kind, word) == ("op", "(") or word in FUNCTIONS:
+            return self._group()
+        if kind not in ("number", "string") and word not in ("true", "false"):
+            message = "unexpected end" if kind == "end" else "expected a value, found {found}"
+            raise self.fail(message, "a value must follow: a reference, number, string, true or false")
+        self.advance()
+        value = float(word) if kind == "number" else word[1:-1] if kind == "string" else word == "true"
+        return Node("value", at, value=value)
+
+    def _group(self) -> Node:
+        """'(' expr ')', or a call: name '(' expr (',' expr)* ')'."""
+        name, at = self.advance() if self.kind == "name" else ("(", self.at)
+        usage = "write differ(ptx-jit.a_median, ptx-jit.b_median)" if name == "differ" else f"write {name}(a, b)"
+        if not self.take("op", "("):  # a group's '(' is still current: only a call can lack it
+            raise self.fail(f"expected '(' after {name}, found {{found}}", usage)
+        self._nest(at)
+        args = [self.chain("or")]
+        while name != "(" and self.take("op", ","):
+            args.append(self.chain("or"))
+        if not self.take("op", ")"):
+            after = "" if name == "(" else f" after {name}'s arguments"
+            raise self.fail(f"expected ')'{after}, found {{found}}", "join conditions with and/or, arguments with ','")
+        self._nest(at, -1)
+        if name == "differ" and (len(args) != 2 or any(arg.kind != "ref" for arg in args)):
+            raise ClaimSyntaxError("differ() takes exactly two references", at, usage)
+        return args[0] if name == "(" else Node("call", at, name, parts=tuple(args))
+
+
+def parse(text: str) -> Node:
+    """The tree of a condition, or ClaimSyntaxError at its first mistake."""
+    if len(text) > MAX_LENGTH:
+        raise ClaimSyntaxError(f"longer than {MAX_LENGTH:,} characters ({len(text):,})", MAX_LENGTH, SPLIT)
+    if not text.strip(" \t\r\n"):
+        raise ClaimSyntaxError("empty condition", 0, f"write a condition, {EXAMPLE}")
+    parser = _Parser(text)
+    node = parser.chain("or")
+    if parser.kind != "end":
+        raise parser.fail("unexpected {found} after the condition", "join conditions with and/or")
+    return node
+
+
+def references(tree: Node) -> list[tuple[str, str]]:
+    """(experiment, result) of each reference in order of first appearance, once each."""
+    if tree.kind == "ref":
+        experiment, result = tree.text.split(".")
+        return [(experiment, result)]
+    return list(dict.fromkeys(ref for part in tree.parts for ref in references(part)))
+
+
+def show(tree: Node, leaf: Callable[[Node], str] = lambda ref: ref.text) -> str:
+    """The condition as text, spaced and parenthesised one way; leaf writes each reference."""
+
+    def wrap(part: Node, above: int) -> str:  # in parentheses unless it binds tighter than `above`
+        return f"({show(part, leaf)})" if _RANK.get(part.kind, 8) <= above else show(part, leaf)
+
+    rank, parts = _RANK.get(tree.kind, 8), tree.parts
+    if tree.kind == "value":  # a number exactly as it parses back
+        return repr(tree.value).removesuffix(".0") if isinstance(tree.value, float) else _format(Value(tree.value))
+    if tree.kind == "ref":
+        return leaf(tree)
+    if tree.kind == "call":
+        return f"{tree.text}({', '.join(show(part, leaf) for part in parts)})"
+    if tree.kind in ("not", "-"):
+        return ("not " if tree.kind == "not" else "-") + wrap(parts[0], rank - 1)
+    first = wrap(parts[0], rank - (tree.kind in ("sum", "product")))
+    return first + "".join(f" {op} {wrap(part, rank)}" for (op, _), part in zip(tree.ops, parts[1:], strict=True))
+
+
+def _format(value: Value) -> str:
+    """A value as it is written: text quoted, numbers to 3 significant digits (all from 100 up), the unit."""
+    x, unit = value.value, value.unit
+    if isinstance(x, bool | str):
+        text = ("true" if x else "false") if isinstance(x, bool) else f"'{x}'" if '"' in x else f'"{x}"'
+    else:
+        text = f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    return text if not unit else text + unit if unit in ("×", "%") else f"{text} {unit}"
+
+
+def _kind(value: object) -> str:
+    return "a truth value" if isinstance(value, bool) else "text" if isinstance(value, str) else "a number"
+
+
+def _unit(pairs: Sequence[tuple[Node, Value]], verb: str, at: int) -> str:
+    """The one unit of the values that have one; ClaimTypeError where two differ."""
+    have = [(node, value.unit) for node, value in pairs if value.unit]
+    for node, unit in have[1:]:
+        if unit != have[0][1]:
+            message = f"{show(have[0][0])} ({have[0][1]}) {verb} {show(node)} ({unit})"
+            raise ClaimTypeError(message, at, "use one unit; a plain number fits any")
+    return have[0][1] if have else ""
+
+
+def _check(value: Value, node: Node, op: str, at: int, want: type[float] | type[bool]) -> float:
+    """value as a number (want float) or a truth value (want bool); ClaimTypeError when it is not."""
+    if isinstance(value.value, str) or isinstance(value.value, bool) != (want is bool):
+        needs = "conditions" if want is bool else "numbers"
+        raise ClaimTypeError(f"'{op}' needs {needs}, but {show(node)} is {_kind(value.value)}", at)
+    return want(value.value)
+
+
+def _value(node: Node, lookup: Lookup) -> Value:
+    """The value of node, its types and units checked."""
+    kind, parts = node.kind, node.parts
+    if kind in ("value", "ref"):
+        return Value(node.value) if kind == "value" else lookup(*node.text.split("."))
+    pairs = [(part, _value(part, lookup)) for part in parts]
+    if kind in ("not", "and", "or"):
+        truths = [_check(value, part, kind, part.offset, bool) for part, value in pairs]
+        return Value(not truths[0] if kind == "not" else all(truths) if kind == "and" else any(truths))
+    if node.text == "differ":
+        for part in (part for part, value in pairs if not value.samples):
+            raise ClaimTypeError(f"differ() needs results with raw samples: {part.text} has none", part.offset)
+        _unit(pairs, "compared with", node.offset)
+        return Value(compare_timings(pairs[0][1].samples, pairs[1][1].samples).verdict != "SAME")
+    if kind in ("-", "call"):
+        op = "-" if kind == "-" else f"{node.text}()"
+        numbers = [_check(value, part, op, part.offset, float) for part, value in pairs]
+        unit = _unit(pairs, f"in {op} with", node.offset)
+        return Value(-numbers[0] if kind == "-" else max(numbers) if node.text == "max" else min(numbers), unit)
+    (left, a) = pairs[0]
+    for i, ((op, at), (right, b)) in enumerate(zip(node.ops, pairs[1:], strict=True), 1):
+        left = left if i == 1 else Node(kind, node.offset, parts=parts[:i], ops=node.ops[: i - 1])
+        kinds = (_kind(a.value), _kind(b.value))
+        if op in ("==", "!=") and kinds[0] != kinds[1]:
+            message = f"{show(left)} ({kinds[0]}) compared with {show(right)} ({kinds[1]})"
+            raise ClaimTypeError(message, at, "compare text with text and numbers with numbers")
+        if op in ("==", "!=") and kinds[0] != "a number":
+            return Value(_COMPARE[op](a.value, b.value))
+        x, y = _check(a, left, op, at, float), _check(b, right, op, at, float)
+        if op == "/" and y == 0:
+            raise ClaimTypeError(f"division by zero: {show(right)} is 0", at)
+        verb = {"+": "added to", "-": "minus"}.get(op, "compared with")
+        product = "" if a.unit and b.unit else a.unit or b.unit
+        unit = product if op in ("*", "/") else _unit(((left, a), (right, b)), verb, at)
+        a = Value(_COMPARE[op](x, y)) if op in _COMPARE else Value(_ARITH[op](x, y), unit)
+    return a
+
+
+def evaluate(tree: Node, lookup: Lookup) -> bool:
+    """Whether the condition holds on the values lookup gives; ClaimTypeError where they do not fit."""
+    if not isinstance(value := _value(tree, lookup).value, bool):
+        raise ClaimTypeError(CONDITION, tree.offset, f"{show(tree)} is {_kind(value)}")
+    return value
+
+
+def explain(tree: Node, lookup: Lookup) -> str:
+    """The condition with its values, to say why it fails: 'a.x = 148 ms > max(20.6 ms, 17.8 ms) = 20.6 ms'."""
+
+    def value(node: Node) -> str:
+        return _format(_value(node, lookup))
+
+    def part(node: Node) -> str:  # a part of and/or/not: a comparison or a chain says whether it holds
+        text = explain(node, lookup)
+        return text if node.kind in ("ref", "value", "call", "not") else f"({text}) is {value(node)}"
+
+    if tree.kind == "cmp":  # each side, then its value
+        sides = [(side, side.text if side.kind == "ref" else show(side, value)) for side in tree.parts]
+        return f" {tree.ops[0][0]} ".join(text if p.kind == "value" else f"{text} = {value(p)}" for p, text in sides)
+    if tree.kind in ("and", "or", "not"):
+        parts = [f"({part(p)})" if tree.kind == "not" and p.kind in ("ref", "call") else part(p) for p in tree.parts]
+        return f"not {parts[0]}" if tree.kind == "not" else f" {tree.kind} ".join(parts)
+    text = show(tree, lambda ref: f"{ref.text} = {value(ref)}")
+    return text if tree.kind in ("ref", "value") else f"{text} = {value(tree)}"
