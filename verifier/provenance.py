@@ -64,6 +64,18 @@ def _nvrtc_ptx_isa() -> str:
     return ptx_isa_version(ptx.image)
 
 
+def _cpu() -> str:
+    """The host CPU's model: a JIT compile and a module load run on it, so a node lent on
+    another host measures other times with the same GPU, driver and CUDA."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return " ".join(line.split(":", 1)[1].split())[:200] or "unknown"
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def node_name() -> str:
     return os.environ.get("VERIFY_NODE") or platform.node() or "unknown"
 
@@ -80,6 +92,8 @@ def collect(device: Device) -> dict[str, Any]:
         "cuda_core_version": _version("cuda-core"),
         "python": sys.version.split()[0],
         "os": platform.platform(),
+        "cpu": _cpu(),
+        "cpu_count": os.cpu_count() or 0,
         "git_commit": commit,
         "git_dirty": dirty,
         "recorded_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),

@@ -34,7 +34,15 @@ from cudagloss.model.measurement import (
 )
 from cudagloss.model.urls import measurement_path, review_path
 
-ENVIRONMENT = ("gpu_name", "driver_version", "cuda_driver_version", "nvrtc_version", "cuda_bindings_version")
+ENVIRONMENT = (
+    "gpu_name",
+    "driver_version",
+    "cuda_driver_version",
+    "nvrtc_version",
+    "cuda_bindings_version",
+    "cpu",
+    "cpu_count",
+)
 """The provenance whose change can move a result without the experiment's code changing."""
 SHOWN_MAX = 100
 """Characters of a value a text report shows (a JIT log can be long); JSON has it all."""
@@ -150,7 +158,8 @@ def compare(old: Measurement, new: Measurement, compared_with: str) -> Rerun:
     environment = [
         {"name": key, "old": old.provenance.get(key), "new": new.provenance.get(key)}
         for key in ENVIRONMENT
-        if old.provenance.get(key) != new.provenance.get(key)
+        if key in old.provenance
+        and old.provenance.get(key) != new.provenance.get(key)  # unrecorded: unknown, not changed
     ]
     rows = [
         compare_result(before, r) if (before := old.result(r.name)) else Row(r.name, "ADDED", new=r.value, unit=r.unit)

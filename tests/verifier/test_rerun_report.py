@@ -227,3 +227,17 @@ def test_the_code_hash_ignores_comments_docstrings_and_formatting_but_not_code(t
     assert code_hash([source, other]) == first
     other.write_bytes(b"__global__ void k() { }\n")  # not Python: its bytes count
     assert code_hash([source, other]) != first
+
+
+def test_another_host_cpu_is_a_changed_environment_and_an_unrecorded_one_is_not(tmp_path: Path) -> None:
+    folder = tmp_path / "measurements"
+    record(run(), folder)  # committed before the CPU was recorded
+    new = run()
+    new.provenance["cpu"] = "AMD EPYC"
+    assert against_committed(new, folder).environment == []
+    record(new, folder)
+    other = run()
+    other.provenance["cpu"] = "Intel Xeon"
+    rerun = against_committed(other, folder)
+    assert rerun.environment == [{"name": "cpu", "old": "AMD EPYC", "new": "Intel Xeon"}]
+    assert "      environment  cpu AMD EPYC -> Intel Xeon" in rerun.lines()

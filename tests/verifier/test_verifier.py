@@ -168,3 +168,11 @@ def test_a_zygote_child_that_dies_is_a_step_failure_not_a_hang(monkeypatch: pyte
     monkeypatch.setattr(spawn, "SPAWN", "fork")
     with pytest.raises(spawn.StepFailed, match="no_such_step"):
         spawn.spawn("kernels.saxpy", "no_such_step", {}, {}, timeout=60)
+
+
+def test_the_host_cpu_is_named_from_the_machine_itself() -> None:
+    from verifier.provenance import _cpu
+
+    cpu = _cpu()
+    assert cpu and cpu != "unknown" and "  " not in cpu and "\t" not in cpu and len(cpu) <= 200
+    assert cpu in Path("/proc/cpuinfo").read_text().replace("\t", " ") or " " in cpu

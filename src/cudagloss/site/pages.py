@@ -61,6 +61,8 @@ PROVENANCE_LABELS = {
     "cuda_core_version": "cuda-core",
     "python": "Python",
     "os": "OS",
+    "cpu": "Host CPU",
+    "cpu_count": "Host CPU threads",
     "git_commit": "Git commit",
     "git_dirty": "Uncommitted changes",
     "recorded_at": "Recorded at",
