@@ -18,7 +18,8 @@ PACKAGE = ROOT / "src" / "cudagloss"
 
 GPU_NODE_THIRD_PARTY = frozenset({"numpy", "cuda"})
 """Everything the verifier may import on a GPU node besides the standard library and the
-repository's own code: the node's python3 has cuda-bindings and numpy, nothing else (README).
+repository's own code: the node's python3 has cuda-bindings and numpy (README); nvidia-ml-py is
+read when it is there, imported only inside the function that reads the clocks.
 (Choosing the experiments the terms cite also reads term YAML with PyYAML; --all does not.)"""
 
 VERIFIER_IMPORTS = (
@@ -30,6 +31,8 @@ VERIFIER_IMPORTS = (
     *sorted(f"verifier.experiments.{p.stem}" for p in (ROOT / "verifier" / "experiments").glob("[!_]*.py")),
     "verifier.kernels.saxpy",
     "verifier.provenance",
+    "verifier.gpu",
+    "verifier.settle",
     "verifier.cachedir",
     "cudagloss",
     "cudagloss.model.measurement",
@@ -92,7 +95,7 @@ def test_choosing_the_cited_experiments_and_judging_claims_needs_pyyaml_and_noth
     """As README says: the default `make verify` reads the terms' citations and claims with PyYAML."""
     then = "from pathlib import Path\nfrom verifier.runner import cited_experiments\n"
     then += "from verifier.claims import readable_terms\n"
-    then += "print(cited_experiments(Path('terms')), sum(len(t.claims) for t in readable_terms(Path('terms'))))"
+    then += "print(cited_experiments(Path('terms')), sum(len(t.claims) for t in readable_terms(Path('terms'))[0]))"
     done = _guarded(GPU_NODE_THIRD_PARTY | {"yaml"}, ("verifier.runner", "verifier.claims"), then)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("['"), done.stdout  # experiment ids, not why the terms cannot be read

@@ -3,27 +3,45 @@ node's committed file, on that node (cudagloss.check.claims judges them as the s
 
 A claim the new run breaks fails `make verify`, and the run is written beside the committed
 file for review, as a changed discrete value is: the prose that drew the conclusion must be
-read again before the numbers under it change.
+read again before the numbers under it change. A claim that could be judged on the committed
+files but no longer can with the new run (a value it names was dropped, or changed type) is
+broken too: make check would refuse the run otherwise.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from cudagloss.check.claims import judge
 from cudagloss.load.measurements import load_measurements
 from cudagloss.load.terms import load_term, term_files
 from cudagloss.model.claims import ClaimError, parse, references
 from cudagloss.model.measurement import Measurement
-from cudagloss.model.measurements import CitationError, ExperimentRecord, NodeRun
-from cudagloss.model.term import Term
+from cudagloss.model.measurements import CitationError, ExperimentRecord, MeasurementSet, NodeRun
+from cudagloss.model.term import Claim, Term
+from cudagloss.model.verdicts import judge
 from verifier.experiment import ROOT
 
 
-def readable_terms(terms: Path) -> list[Term]:
-    """The terms whose files load; one that does not is for `make check` to report."""
+def readable_terms(terms: Path) -> tuple[list[Term], int]:
+    """The terms whose files load, and how many do not (make check reports those)."""
     loaded = [load_term(path, ROOT)[0] for path in term_files(terms)] if terms.is_dir() else []
-    return [t.term for t in loaded if t is not None]
+    return [t.term for t in loaded if t is not None], sum(t is None for t in loaded)
+
+
+def _names(claim: Claim, experiment: str) -> bool:
+    try:
+        return experiment in {e for e, _ in references(parse(claim.holds))}
+    except ClaimError:  # a condition that cannot be read is make check's error
+        return False
+
+
+def _failures(term: Term, claim: Claim, measurements: MeasurementSet, node: str) -> list[str] | None:
+    """Why the claim fails on node; None when it cannot be judged with these measurements."""
+    try:
+        verdict = judge(term, claim, measurements)
+    except (ClaimError, CitationError):
+        return None
+    return [n.explanation for n in verdict.failed if n.node == node]
 
 
 def broken_claims(new: Measurement, folder: Path, terms: list[Term]) -> list[str]:
@@ -31,21 +49,17 @@ def broken_claims(new: Measurement, folder: Path, terms: list[Term]) -> list[str
     and fails on new's node once new replaces the node's committed run."""
     if new.status != "ok":
         return []
-    measurements, _ = load_measurements(folder)  # an unreadable file is make check's to report
-    record = measurements.experiments.setdefault(new.experiment, ExperimentRecord(new.experiment, None))
+    committed, _ = load_measurements(folder)  # an unreadable file is make check's to report
+    with_new, _ = load_measurements(folder)
+    record = with_new.experiments.setdefault(new.experiment, ExperimentRecord(new.experiment, None))
     record.runs = [r for r in record.runs if r.node != new.node] + [NodeRun(new.node, new)]
     out = []
     for term in terms:
-        for claim in term.claims:
-            try:
-                if new.experiment not in {e for e, _ in references(parse(claim.holds))}:
-                    continue
-                verdict = judge(term, claim, measurements)
-            except (ClaimError, CitationError):  # a claim that cannot be judged is make check's error
+        for claim in (c for c in term.claims if _names(c, new.experiment)):
+            failures = _failures(term, claim, with_new, new.node)
+            if failures is None:
+                if _failures(term, claim, committed, new.node) is not None:
+                    out.append(f"{term.name}: '{claim.says}' cannot be judged on the new run (make check says why)")
                 continue
-            out += [
-                f"{term.name}: '{claim.says}' does not hold: {n.explanation}"
-                for n in verdict.failed
-                if n.node == new.node
-            ]
+            out += [f"{term.name}: '{claim.says}' does not hold: {why}" for why in failures]
     return out

@@ -76,6 +76,77 @@ def _cpu() -> str:
     return platform.processor() or "unknown"
 
 
+THROTTLE_REASONS = {
+    0x1: "gpu idle",
+    0x2: "application clocks setting",
+    0x4: "software power cap",
+    0x8: "hardware slowdown",
+    0x10: "sync boost",
+    0x20: "software thermal slowdown",
+    0x40: "hardware thermal slowdown",
+    0x80: "hardware power brake slowdown",
+    0x100: "display clock setting",
+}
+"""NVML's clock event reasons, by bit (nvmlClocksEventReason*): why the clocks are below their maximum."""
+CHANGING = ("sm_clock_mhz", "memory_clock_mhz", "clock_limited_by", "temperature_c")
+"""The state that can move during an experiment: recorded again, with _end, when it is over."""
+
+
+def throttle_text(mask: int) -> str:
+    """NVML's reason bits as words ('none' when the clocks are not held back)."""
+    words = [text for bit, text in THROTTLE_REASONS.items() if mask & bit]
+    unknown = mask & ~sum(THROTTLE_REASONS)
+    return ", ".join(words + ([f"other (0x{unknown:x})"] if unknown else [])) or "none"
+
+
+def gpu_state(device: Device) -> dict[str, Any]:
+    """Clocks, their limits and why they are held back, power limit, ECC and persistence, from
+    NVML (nvidia-ml-py) for this device (matched by PCI bus id); where NVML is not there, one key
+    says so instead of numbers that were never read."""
+    try:
+        import pynvml
+    except ImportError:
+        return {"nvml": "absent (nvidia-ml-py is not installed)"}
+    try:
+        pynvml.nvmlInit()
+        bus = device.driver.cuDeviceGetPCIBusId(64, device.dev)[1].split(b"\0", 1)[0]
+        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus)
+        clock = pynvml.nvmlDeviceGetClockInfo
+        max_clock = pynvml.nvmlDeviceGetMaxClockInfo
+        reasons = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or (
+            pynvml.nvmlDeviceGetCurrentClocksThrottleReasons
+        )
+        state: dict[str, Any] = {
+            "sm_clock_mhz": clock(handle, pynvml.NVML_CLOCK_SM),
+            "memory_clock_mhz": clock(handle, pynvml.NVML_CLOCK_MEM),
+            "sm_clock_max_mhz": max_clock(handle, pynvml.NVML_CLOCK_SM),
+            "memory_clock_max_mhz": max_clock(handle, pynvml.NVML_CLOCK_MEM),
+            "clock_limited_by": throttle_text(int(reasons(handle))),
+            "temperature_c": pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
+            "power_limit_w": round(pynvml.nvmlDeviceGetPowerManagementLimit(handle) / 1000, 1),
+        }
+        for key, read in (("ecc_mode", pynvml.nvmlDeviceGetEccMode), ("persistence_mode", None)):
+            try:
+                value = read(handle)[0] if read else pynvml.nvmlDeviceGetPersistenceMode(handle)
+                state[key] = "on" if value else "off"
+            except pynvml.NVMLError:
+                state[key] = "not supported"
+        return state
+    except Exception as exc:  # NVML raises its own error types; a reading is never worth a crash
+        return {"nvml": f"unreadable ({type(exc).__name__}: {str(exc)[:100]})"}
+
+
+def module_loading() -> str:
+    """Whether the driver loads modules lazily (CUDA_MODULE_LOADING): it moves load times."""
+    try:
+        from cuda.bindings import driver
+
+        err, mode = driver.cuModuleGetLoadingMode()
+    except (ImportError, AttributeError):
+        return "unknown"
+    return mode.name.removeprefix("CU_MODULE_").removesuffix("_LOADING").lower() if not int(err) else "unknown"
+
+
 def node_name() -> str:
     return os.environ.get("VERIFY_NODE") or platform.node() or "unknown"
 
@@ -92,6 +163,8 @@ def collect(device: Device) -> dict[str, Any]:
         "cuda_core_version": _version("cuda-core"),
         "python": sys.version.split()[0],
         "os": platform.platform(),
+        "module_loading": module_loading(),
+        **gpu_state(device),
         "cpu": _cpu(),
         "cpu_count": os.cpu_count() or 0,
         "git_commit": commit,

@@ -30,9 +30,11 @@ every measurement stale."""
 
 
 def experiment_hash(module: ModuleType) -> str:
-    """Hash of the experiment's own module and the shared code it runs through."""
+    """Hash of the experiment's own module, the shared code it runs through, and the modules
+    it names in USES (paths under verifier/, e.g. 'gpu.py')."""
     here = Path(__file__).resolve().parent
-    return code_hash([Path(str(module.__file__)), *(here / name for name in SHARED)])
+    uses = [here / name for name in getattr(module, "USES", ())]
+    return code_hash([Path(str(module.__file__)), *(here / name for name in SHARED), *uses])
 
 
 def catalog() -> list[ExperimentInfo]:

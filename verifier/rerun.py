@@ -48,8 +48,9 @@ SHOWN_MAX = 100
 """Characters of a value a text report shows (a JIT log can be long); JSON has it all."""
 
 Verdict = Literal["SAME", "CHANGED", "FASTER", "SLOWER", "DERIVED", "ADDED", "REMOVED"]
-CONFIRMED = ("SAME", "DERIVED")
-"""Verdicts that keep a value's first_measured: the run measured it again, as it was."""
+CONFIRMED = ("SAME",)
+"""The verdict that keeps a value's first_measured: the run measured it again, as it was (a
+derived number that moved, a min or a max, is measured anew)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ class Rerun:
     previous: Measurement | None = field(default=None, repr=False)
     broken_claims: list[str] = field(default_factory=list)
     """Terms' claims that do not hold on this node with the new run (verifier/claims.py)."""
+    claims_judged: bool = False
+    """Whether the terms' claims were judged at all (they need PyYAML to be read)."""
 
     @property
     def changed(self) -> bool:

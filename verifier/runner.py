@@ -16,8 +16,6 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -25,14 +23,14 @@ from typing import Any
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, UsageError, complain
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.model.compare import RULE
-from cudagloss.model.measurement import Measurement, MeasurementError
+from cudagloss.model.measurement import Measurement
 from cudagloss.model.measurement_rules import is_node_name
-from cudagloss.model.term import Term
 from verifier import cachedir
 from verifier.cuda import CudaError, Device
 from verifier.experiment import ROOT
 from verifier.registry import EXPERIMENTS, experiment_hash
-from verifier.rerun import Rerun, against_committed, report_json, write
+from verifier.rerun import Rerun, report_json
+from verifier.settle import claiming_terms, passed, settle
 from verifier.spawn import LEDGER, SPAWN
 
 
@@ -96,7 +94,7 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
     if isinstance(device, str):
         complain("make verify", f"no usable CUDA GPU on this machine ({device}); run it on a GPU node")
         return ExitCode.NO_GPU
-    from verifier.provenance import collect, node_name
+    from verifier.provenance import CHANGING, collect, gpu_state, node_name
 
     if not is_node_name(node_name()):
         complain(
@@ -107,7 +105,7 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     # With --format json the report is stdout's one document, and the progress goes to stderr.
     say = functools.partial(print, file=sys.stderr if args.format == "json" else sys.stdout, flush=True)
-    terms = _claiming_terms(Path(args.terms), say)
+    terms = claiming_terms(Path(args.terms), say)
     failed = 0
     started_all = time.perf_counter()
     timings: dict[str, dict[str, float]] = {}
@@ -125,6 +123,8 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
                 outcome, error = None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
                 say(f"    crashed: {type(exc).__name__}: {exc}")
         provenance["duration_s"] = round(time.perf_counter() - started, 3)
+        end = gpu_state(device)  # clocks and limits move while the GPU works: the state after, too
+        provenance.update({f"{key}_end": end[key] for key in CHANGING if key in end})
         provenance["repeats"] = outcome.repeats if outcome is not None else 0
         if outcome is not None:
             outcome.gate(
@@ -161,50 +161,6 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         report = {"spawn": SPAWN, "repeats": args.repeats, "total_s": round(total, 3), "experiments": timings}
         write_text_atomic(Path(args.timing), json.dumps(report, indent=2) + "\n")
     return ExitCode.FAILED if failed else ExitCode.OK
-
-
-def _claiming_terms(terms: Path, say: Callable[[str], object]) -> list[Term] | None:
-    """The terms whose claims a run is judged against; None (said) where PyYAML is missing."""
-    try:
-        from verifier.claims import readable_terms
-    except ImportError as exc:
-        say(f"claims not judged: {exc.name} is not installed (make check judges them)")
-        return None
-    return readable_terms(terms)
-
-
-def settle(
-    measurement: Measurement, out: Path, say: Callable[[str], object], terms: list[Term] | None = None
-) -> Rerun | None:
-    """Compare a run with the node's committed file and the terms' claims, write it where it
-    belongs (verifier.rerun.write) and say its gates and the report; None when the format
-    refuses it and nothing was written."""
-    rerun = against_committed(measurement, out)
-    if terms:
-        from verifier.claims import broken_claims
-
-        rerun = replace(rerun, broken_claims=broken_claims(measurement, out, terms))
-    try:
-        path = write(measurement, out, rerun)
-    except MeasurementError as exc:  # a result the format refuses (NaN, a bad name)
-        say(f"    not recorded: {exc.message}")
-        return None
-    for gate in measurement.gates:
-        say(f"    {'pass' if gate.passed else 'FAIL'}  {gate.name}  {gate.detail}".rstrip())
-    for line in rerun.lines():
-        say(line)
-    failed = "" if measurement.status == "ok" else "  FAILED"
-    changed = "  CHANGED: a discrete result differs; review it beside the committed file" if rerun.changed else ""
-    if rerun.broken_claims:
-        changed += "  BROKEN: a claim does not hold; review the run beside the committed file"
-    say(f"    -> {path} ({measurement.provenance['duration_s']} s){failed}{changed}")
-    return rerun
-
-
-def passed(measurement: Measurement, rerun: Rerun) -> bool:
-    """A run passes when its gates did, no discrete result changed from the committed file and
-    every claim on it still holds."""
-    return measurement.status == "ok" and not rerun.needs_review
 
 
 PHASES = ("start_s", "import_s", "init_s", "compile_s", "load_s", "run_s", "other_step_s", "exit_s")

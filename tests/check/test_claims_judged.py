@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, cudagloss
+from conftest import FIXTURES, ROOT, cudagloss
 from cudagloss.model.measurement import Gate, Measurement, Result, record
 from sitebuild import build, fixture_config
 
@@ -79,6 +79,31 @@ def test_a_claim_that_fails_on_one_node_is_an_error_naming_that_node_and_its_val
         "does not hold on node 'node-b' (Example GPU B): "
     )
     assert "64" in errors[0] and "node-a" not in errors[0]
+
+
+def test_the_site_build_refuses_a_claim_that_fails_on_one_node(glossary: Path, tmp_path: Path) -> None:
+    add_claims(glossary, claims(("A warp is the same size on every GPU measured", "warp-size.warp_size == 32")))
+    done = build(fixture_config(tmp_path, glossary / "terms", glossary / "measurements"), tmp_path / "site")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "does not hold on node 'node-b' (Example GPU B): warp-size.warp_size = 64 threads == 32" in done.stderr
+    assert not (tmp_path / "site" / "terms" / "warp" / "index.html").exists()
+
+
+def test_the_exported_glossary_lists_each_claim_with_its_nodes(glossary: Path, tmp_path: Path) -> None:
+    add_claims(
+        glossary, claims(("No GPU measured has smaller warps than the programming model", "warp-size.warp_size >= 32"))
+    )
+    missing = cudagloss(glossary, "export", "--out", str(tmp_path / "export"), "terms")
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    assert "no templates folder beside terms (looked for templates)" in missing.stderr
+    shutil.copytree(ROOT / "templates", glossary / "templates")
+    done = cudagloss(glossary, "export", "--out", str(tmp_path / "export"), "terms")
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "export" / "glossary.md").read_text(encoding="utf-8")
+    assert (
+        "- Claim: No GPU measured has smaller warps than the programming model. Condition "
+        "`warp-size.warp_size >= 32`: holds on Example GPU A (node-a), Example GPU B (node-b)."
+    ) in text
 
 
 def test_a_claim_that_holds_on_every_node_is_shown_with_each_node_and_its_values(

@@ -9,7 +9,7 @@ from cudagloss.model.claims import (
     ClaimError,
     ClaimSyntaxError,
     ClaimTypeError,
-    Value,
+    Operand,
     evaluate,
     explain,
     parse,
@@ -22,28 +22,28 @@ APART = ([1.0, 1.02, 1.05, 1.08, 1.1], [10.0, 10.2, 10.5, 10.8, 11.0])
 OVERLAPPING = ([1.0, 1.2, 1.4, 1.6, 1.8], [1.1, 1.3, 1.5, 1.7, 1.9])
 
 VALUES = {
-    "ptx-jit.cuinit_median": Value(148.3, "ms"),
-    "ptx-jit.load_jit_cache_disabled_median": Value(20.6, "ms"),
-    "ptx-jit.load_jit_cold_cache_median": Value(17.8, "ms"),
-    "ptx-jit.a": Value(3, "ms"),
-    "ptx-jit.b": Value(2, "ms"),
-    "ptx-jit.grid": Value(8, "blocks"),
-    "ptx-jit.ratio": Value(4.0),
-    "ptx-jit.zero": Value(0),
-    "ptx-jit.fast": Value(1.05, "ms", APART[0]),
-    "ptx-jit.slow": Value(10.5, "ms", APART[1]),
-    "ptx-jit.left": Value(1.4, "ms", OVERLAPPING[0]),
-    "ptx-jit.right": Value(1.5, "ms", OVERLAPPING[1]),
-    "ptx-jit.count": Value(9, "blocks", [9.0, 9.0, 9.0]),
-    "ptx-jit.flag": Value(True),
-    "no-kernel-image.error_name": Value("CUDA_ERROR_NO_BINARY_FOR_GPU"),
+    "ptx-jit.cuinit_median": Operand(148.3, "ms"),
+    "ptx-jit.load_jit_cache_disabled_median": Operand(20.6, "ms"),
+    "ptx-jit.load_jit_cold_cache_median": Operand(17.8, "ms"),
+    "ptx-jit.a": Operand(3, "ms"),
+    "ptx-jit.b": Operand(2, "ms"),
+    "ptx-jit.grid": Operand(8, "blocks"),
+    "ptx-jit.ratio": Operand(4.0),
+    "ptx-jit.zero": Operand(0),
+    "ptx-jit.fast": Operand(1.05, "ms", APART[0]),
+    "ptx-jit.slow": Operand(10.5, "ms", APART[1]),
+    "ptx-jit.left": Operand(1.4, "ms", OVERLAPPING[0]),
+    "ptx-jit.right": Operand(1.5, "ms", OVERLAPPING[1]),
+    "ptx-jit.count": Operand(9, "blocks", [9.0, 9.0, 9.0]),
+    "ptx-jit.flag": Operand(True),
+    "no-kernel-image.error_name": Operand("CUDA_ERROR_NO_BINARY_FOR_GPU"),
 }
 
 
 LOADS = "ptx-jit.load_jit_cache_disabled_median, ptx-jit.load_jit_cold_cache_median"
 
 
-def lookup(experiment: str, result: str) -> Value:
+def lookup(experiment: str, result: str) -> Operand:
     return VALUES[f"{experiment}.{result}"]
 
 

@@ -204,3 +204,27 @@ def test_the_repository_terms_cite_measured_values_on_the_five_pages() -> None:
     for slug in ("jit-compilation", "jit-cache", "no-kernel-image", "sass", "ptx"):
         term = corpus[slug].term
         assert term.measurements and "measured(" in term.body, slug
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "shown"),
+    [
+        ("gpu idle", "none", None),
+        ("gpu idle", "software power cap, hardware thermal slowdown", "software power cap, hardware thermal slowdown"),
+        ("hardware slowdown", "hardware slowdown", "hardware slowdown"),
+    ],
+)
+def test_a_run_whose_clocks_were_held_back_says_so_on_its_page(
+    glossary: Path, start: str, end: str, shown: str | None
+) -> None:
+    write(glossary / "measurements", warp_size=32, query_median=1.0)
+    path = glossary / "measurements" / "warp-size" / "node-a.json"
+    data = json.loads(path.read_text())
+    data["provenance"] |= {"clock_limited_by": start, "clock_limited_by_end": end}
+    path.write_text(json.dumps(data))
+    measurements, _ = load_measurements(glossary / "measurements", glossary)
+    corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
+    page = Renderer(corpus, ROOT / "templates").measurement_page(corpus.measurements.get("warp-size")).markdown  # type: ignore[union-attr,arg-type]
+    assert ('!!! warning "Clocks held back during this run"' in page) == (shown is not None)
+    if shown:
+        assert f"NVML reported the GPU's clocks held back by: {shown}." in page

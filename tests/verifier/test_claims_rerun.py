@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from verifier.claims import broken_claims, readable_terms
-from verifier.runner import passed, settle
+from verifier.settle import passed, settle
 
 from cudagloss.model.measurement import Gate, Measurement, Result, parse_measurement, record
 from cudagloss.model.term import Claim, MeasurementCitation, Term
@@ -79,5 +79,21 @@ def test_only_the_run_node_is_judged_and_other_experiments_claims_are_left_alone
 
 
 def test_the_repository_terms_are_read_for_their_claims() -> None:
-    terms = readable_terms(Path(__file__).parents[2] / "terms")
-    assert sum(len(t.claims) for t in terms) >= 10
+    terms, unreadable = readable_terms(Path(__file__).parents[2] / "terms")
+    assert sum(len(t.claims) for t in terms) >= 10 and unreadable == 0
+
+
+def test_a_run_that_drops_a_value_a_claim_names_is_broken_not_passed(tmp_path: Path) -> None:
+    record(run("node-a", 32, [1.0, 1.1, 1.2]), tmp_path)
+    new = run("node-a", 32, [1.0, 1.1, 1.2])
+    new.results.pop()  # query_median, which the claim names, is gone
+    rerun = settle(new, tmp_path, lambda line: None, [term(CLAIM)])
+    assert rerun is not None and rerun.claims_judged and not passed(new, rerun)
+    assert rerun.broken_claims == [
+        "warp: 'Warps are 32 threads wide here' cannot be judged on the new run (make check says why)"
+    ]
+
+
+def test_a_run_whose_claims_were_not_judged_says_so_in_its_report(tmp_path: Path) -> None:
+    rerun = settle(run("node-a", 32, [1.0, 1.1, 1.2]), tmp_path, lambda line: None, None)
+    assert rerun is not None and rerun.to_dict()["claims_judged"] is False

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from verifier.rerun import against_committed, report_json, with_history
-from verifier.runner import passed, settle
+from verifier.settle import passed, settle
 
 from conftest import load_measurement
 from cudagloss.load.measurements import load_measurements
@@ -181,7 +181,7 @@ def test_a_rerun_keeps_the_day_a_confirmed_value_was_first_measured_and_records_
         "error_code": "2026-11-01",
         "second_faster": "2026-11-01",
         "cold_median": "2026-12-01",  # SLOWER: measured anew
-        "cold_min": "2026-11-01",  # DERIVED: shown, not tested, so kept
+        "cold_min": "2026-12-01",  # DERIVED, and it moved: measured anew
         "warm_median": "2026-11-01",
         "new_only": "2026-12-01",  # ADDED
     }

@@ -73,7 +73,10 @@ def typed_numbers(
                 used.add(fact)
                 continue
             at = field_position(t, where, *_offset_position(text, found.start))
-            yield Diagnostic(t.path, *at, message(where, found), hint(found, t.term, measurements, facts.path))
+            told = hint(found, t.term, measurements, facts.path)
+            if where.startswith("claims["):  # says takes no directive: the condition names the values
+                told = "say it in words; the claim's condition names the measured values"
+            yield Diagnostic(t.path, *at, message(where, found), told)
 
 
 def _links(text: str) -> list[AuthorTextError]:

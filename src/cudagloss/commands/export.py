@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cudagloss.errors import ExitCode, display_path
+from cudagloss.errors import ExitCode, UsageError, display_path
 from cudagloss.files.atomic import write_text_atomic
 
 
@@ -13,6 +13,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     from cudagloss.site.export import export_files  # the site stage (Jinja2) only for this verb
 
     terms = Path(args.terms)
+    templates = terms.parent / "templates"
+    if not templates.is_dir():
+        raise UsageError(f"no templates folder beside {display_path(terms)} (looked for {display_path(templates)})")
     files = export_files(terms, terms.parent / "measurements", repo_root=Path.cwd(), site_url=args.site_url)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

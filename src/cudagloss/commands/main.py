@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from cudagloss.commands import check, export, links, new, schema, values
-from cudagloss.errors import ExitCode, GlossaryError, complain
+from cudagloss.errors import ExitCode, GlossaryError, UsageError, complain
 from cudagloss.files.atomic import WriteFailed
 
 _NO_ROOM_OR_RIGHT = (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS)
@@ -53,6 +53,9 @@ def _boundary(
         except GlossaryError as exc:
             check.print_diagnostics(exc.diagnostics, form)
             return unusable
+        except UsageError as exc:  # a folder that is not there, an option that cannot be used
+            complain(f"cudagloss {command}", str(exc))
+            return ExitCode.USAGE
         except BrokenPipeError:  # `cudagloss values | head`: the reader left, which is not an error
             _quiet_stdout()
             return ExitCode.OK

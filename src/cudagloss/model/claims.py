@@ -7,12 +7,12 @@ evaluation walks (never eval, compile or a template engine), in linear time, wit
     not   := 'not' not | comparison          comparison := sum (CMP sum)?  CMP: < <= > >= == != (one)
     sum   := product (('+' | '-') product)*  product := unary (('*' | '/') unary)*    unary := '-' unary | atom
     atom  := NUMBER | STRING | 'true' | 'false' | REF | CALL | '(' expr ')'     REF := experiment '.' result
-    CALL  := ('max' | 'min' | 'differ') '(' expr (',' expr)* ')'    (differ: exactly two REFs)
-    NUMBER := 1, 2.5 or 1e3 (no sign)    STRING := "..." or '...' of printable characters but a backslash
+    CALL  := ('max' | 'min' | 'differ') '(' expr (',' expr)* ')'    (differ: two REFs, model.compare's rule)
+    NUMBER := 1, 2.5 or 1e3 (no sign; 0 or 1e-300 to 1e300)    STRING := "..." or '...', printable, no backslash
 
 A reference is read before a minus (results have no '-'): `1-ptx-jit.a` names experiment '1-ptx-jit'.
-Types are checked on real values, every part evaluated. + - max min and comparisons need equal units (a
-plain number fits any); * and / keep one unit or, of two, give none. differ: cudagloss.model.compare.
+Types and ranges (no inf, nan or underflow to 0) are checked on real values, every part evaluated. + - max
+min and comparisons need equal units (a plain number fits any); * and / keep one unit or, of two, give none.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ MAX_LENGTH, MAX_DEPTH, MAX_REFERENCES = 1000, 32, 64
 FUNCTIONS, KEYWORDS = ("max", "min", "differ"), ("and", "or", "not", "true", "false")
 CONDITION = "holds must be a condition: a comparison, and/or/not, or differ(...)"
 EXAMPLE = "e.g. ptx-jit.cuinit_median > ptx-jit.load_jit_cold_cache_median"
-SPLIT = "split it into several claims"
+SPLIT, RANGE = "split it into several claims", "keep numbers within what a double holds (about 1e±300)"
 _COMPARE = {"<": lt, "<=": le, ">": gt, ">=": ge, "==": eq, "!=": ne}
 _ARITH = {"+": add, "-": sub, "*": mul, "/": truediv}
 _LEVELS = {"or": ("name", ("or",), "and"), "and": ("name", ("and",), "not"), "cmp": ("op", tuple(_COMPARE), "sum")}
@@ -41,6 +41,7 @@ _TOKEN = re.compile(
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<string>\"[^\"\n]*\"|'[^'\n]*')|(?P<op><=|>=|==|!=|[<>+\-*/(),])"
 )
 _GLUED = re.compile(r"[A-Za-z0-9_.]+")
+Lookup = Callable[[str, str], "Operand"]
 
 
 class ClaimError(Exception):
@@ -60,7 +61,7 @@ class ClaimTypeError(ClaimError):
 
 
 @dataclass(frozen=True)
-class Value:
+class Operand:
     """What the caller gives for a reference (and evaluation for a node): value, unit ('' for none), samples."""
 
     value: float | int | str | bool
@@ -69,8 +70,8 @@ class Value:
 
 
 @dataclass(frozen=True)
-class Node:
-    """A node at offset (its first character). kind: 'value' (value: number, text or truth value), 'ref'
+class Expr:
+    """A part of a condition at offset (its first character). kind: 'value' (value: number, text or truth value), 'ref'
     (text: experiment.result), 'call' (text: max, min or differ), 'not' or '-' (one part), or a flat chain
     of one level, parts[0] op parts[1] ...: 'or', 'and', 'cmp' (two parts), 'sum' or 'product'; ops: the
     (operator, offset) between parts. Flat chains keep the tree no deeper than the nesting."""
@@ -79,11 +80,8 @@ class Node:
     offset: int
     text: str = ""
     value: float | str | bool = False
-    parts: tuple[Node, ...] = ()
+    parts: tuple[Expr, ...] = ()
     ops: tuple[tuple[str, int], ...] = ()
-
-
-Lookup = Callable[[str, str], Value]
 
 
 class _Parser:
@@ -104,6 +102,8 @@ class _Parser:
         if kind in ("ref", "number") and (glued := _GLUED.match(text, self.pos)):
             what, right = ("number", "1, 2.5 or 1e3") if kind == "number" else ("reference", "experiment.result")
             raise ClaimSyntaxError(f"malformed {what} '{word}{glued.group()}'", start, f"write {right}")
+        if kind == "number" and not (re.fullmatch(r"[0.]+([eE].*)?", word) or 1e-300 <= float(word) <= 1e300):
+            raise ClaimSyntaxError(f"number '{shown(word, 60)}' is out of range", start, RANGE)
         if bad := [i for i, char in enumerate(word) if char == "\\" or not char.isprintable()]:
             message = f"a string cannot hold '{shown(word[bad[0]])}'"
             raise ClaimSyntaxError(message, start + bad[0], "text is compared as written")
@@ -113,8 +113,7 @@ class _Parser:
         return kind, word, start
 
     def advance(self) -> tuple[str, int]:
-        word, at = self.word, self.at
-        self.kind, self.word, self.at = self._next()
+        (word, at), (self.kind, self.word, self.at) = (self.word, self.at), self._next()
         return word, at
 
     def take(self, kind: str, *words: str) -> tuple[str, int] | None:
@@ -130,11 +129,11 @@ class _Parser:
         if self.depth > MAX_DEPTH:
             raise ClaimSyntaxError(f"nested deeper than {MAX_DEPTH} levels", offset, SPLIT)
 
-    def chain(self, kind: str) -> Node:
+    def chain(self, kind: str) -> Expr:
         """A chain of that kind, or a 'not' or '-' before its part."""
         if kind in ("not", "-") and (prefix := self.take("name" if kind == "not" else "op", kind)):
             self._nest(prefix[1])
-            node = Node(kind, prefix[1], parts=(self.chain(kind),))
+            node = Expr(kind, prefix[1], parts=(self.chain(kind),))
             self._nest(prefix[1], -1)
             return node
         if kind in ("not", "-"):
@@ -146,15 +145,15 @@ class _Parser:
                 raise ClaimSyntaxError("a comparison cannot be chained", op[1], "write a < b and b < c")
             between.append(op)
             parts.append(self.chain(below))
-        return parts[0] if len(parts) == 1 else Node(kind, parts[0].offset, parts=tuple(parts), ops=tuple(between))
+        return parts[0] if len(parts) == 1 else Expr(kind, parts[0].offset, parts=tuple(parts), ops=tuple(between))
 
-    def _atom(self) -> Node:
+    def _atom(self) -> Expr:
         kind, word, at = self.kind, self.word, self.at
         if kind == "name" and word not in FUNCTIONS + KEYWORDS:
             known = did_you_mean(word, FUNCTIONS + KEYWORDS)
             raise self.fail(f"unknown name {{found}}{known}", f"a value is written experiment.result, {EXAMPLE}")
         if kind == "ref":
-            return Node("ref", self.advance()[1], word)
+            return Expr("ref", self.advance()[1], word)
         if (kind, word) == ("op", "(") or word in FUNCTIONS:
             return self._group()
         if kind not in ("number", "string") and word not in ("true", "false"):
@@ -162,9 +161,9 @@ class _Parser:
             raise self.fail(message, "a value must follow: a reference, number, string, true or false")
         self.advance()
         value = float(word) if kind == "number" else word[1:-1] if kind == "string" else word == "true"
-        return Node("value", at, value=value)
+        return Expr("value", at, value=value)
 
-    def _group(self) -> Node:
+    def _group(self) -> Expr:
         """'(' expr ')', or a call: name '(' expr (',' expr)* ')'."""
         name, at = self.advance() if self.kind == "name" else ("(", self.at)
         usage = "write differ(ptx-jit.a_median, ptx-jit.b_median)" if name == "differ" else f"write {name}(a, b)"
@@ -180,10 +179,10 @@ class _Parser:
         self._nest(at, -1)
         if name == "differ" and (len(args) != 2 or any(arg.kind != "ref" for arg in args)):
             raise ClaimSyntaxError("differ() takes exactly two references", at, usage)
-        return args[0] if name == "(" else Node("call", at, name, parts=tuple(args))
+        return args[0] if name == "(" else Expr("call", at, name, parts=tuple(args))
 
 
-def parse(text: str) -> Node:
+def parse(text: str) -> Expr:
     """The tree of a condition, or ClaimSyntaxError at its first mistake."""
     if len(text) > MAX_LENGTH:
         raise ClaimSyntaxError(f"longer than {MAX_LENGTH:,} characters ({len(text):,})", MAX_LENGTH, SPLIT)
@@ -196,23 +195,22 @@ def parse(text: str) -> Node:
     return node
 
 
-def references(tree: Node) -> list[tuple[str, str]]:
+def references(tree: Expr) -> list[tuple[str, str]]:
     """(experiment, result) of each reference in order of first appearance, once each."""
     if tree.kind == "ref":
-        experiment, result = tree.text.split(".")
-        return [(experiment, result)]
+        return [(tree.text.split(".")[0], tree.text.split(".")[1])]
     return list(dict.fromkeys(ref for part in tree.parts for ref in references(part)))
 
 
-def show(tree: Node, leaf: Callable[[Node], str] = lambda ref: ref.text) -> str:
+def show(tree: Expr, leaf: Callable[[Expr], str] = lambda ref: ref.text) -> str:
     """The condition as text, spaced and parenthesised one way; leaf writes each reference."""
 
-    def wrap(part: Node, above: int) -> str:  # in parentheses unless it binds tighter than `above`
+    def wrap(part: Expr, above: int) -> str:  # in parentheses unless it binds tighter than `above`
         return f"({show(part, leaf)})" if _RANK.get(part.kind, 8) <= above else show(part, leaf)
 
     rank, parts = _RANK.get(tree.kind, 8), tree.parts
     if tree.kind == "value":  # a number exactly as it parses back
-        return repr(tree.value).removesuffix(".0") if isinstance(tree.value, float) else _format(Value(tree.value))
+        return repr(tree.value).removesuffix(".0") if isinstance(tree.value, float) else _format(Operand(tree.value))
     if tree.kind == "ref":
         return leaf(tree)
     if tree.kind == "call":
@@ -223,9 +221,9 @@ def show(tree: Node, leaf: Callable[[Node], str] = lambda ref: ref.text) -> str:
     return first + "".join(f" {op} {wrap(part, rank)}" for (op, _), part in zip(tree.ops, parts[1:], strict=True))
 
 
-def _format(value: Value) -> str:
-    """A value as it is written: text quoted, numbers to 3 significant digits (all from 100 up), the unit."""
-    x, unit = value.value, value.unit
+def _format(value: Operand) -> str:
+    """A value as written: text quoted, escaped, cut at 200 characters; numbers to 3 digits (all from 100 up); unit."""
+    x, unit = (shown(value.value) if isinstance(value.value, str) else value.value), value.unit
     if isinstance(x, bool | str):
         text = ("true" if x else "false") if isinstance(x, bool) else f"'{x}'" if '"' in x else f'"{x}"'
     else:
@@ -237,7 +235,7 @@ def _kind(value: object) -> str:
     return "a truth value" if isinstance(value, bool) else "text" if isinstance(value, str) else "a number"
 
 
-def _unit(pairs: Sequence[tuple[Node, Value]], verb: str, at: int) -> str:
+def _unit(pairs: Sequence[tuple[Expr, Operand]], verb: str, at: int) -> str:
     """The one unit of the values that have one; ClaimTypeError where two differ."""
     have = [(node, value.unit) for node, value in pairs if value.unit]
     for node, unit in have[1:]:
@@ -247,7 +245,7 @@ def _unit(pairs: Sequence[tuple[Node, Value]], verb: str, at: int) -> str:
     return have[0][1] if have else ""
 
 
-def _check(value: Value, node: Node, op: str, at: int, want: type[float] | type[bool]) -> float:
+def _check(value: Operand, node: Expr, op: str, at: int, want: type[float] | type[bool]) -> float:
     """value as a number (want float) or a truth value (want bool); ClaimTypeError when it is not."""
     if isinstance(value.value, str) or isinstance(value.value, bool) != (want is bool):
         needs = "conditions" if want is bool else "numbers"
@@ -255,58 +253,60 @@ def _check(value: Value, node: Node, op: str, at: int, want: type[float] | type[
     return want(value.value)
 
 
-def _value(node: Node, lookup: Lookup) -> Value:
+def _value(node: Expr, lookup: Lookup) -> Operand:
     """The value of node, its types and units checked."""
     kind, parts = node.kind, node.parts
     if kind in ("value", "ref"):
-        return Value(node.value) if kind == "value" else lookup(*node.text.split("."))
+        return Operand(node.value) if kind == "value" else lookup(*node.text.split("."))
     pairs = [(part, _value(part, lookup)) for part in parts]
     if kind in ("not", "and", "or"):
         truths = [_check(value, part, kind, part.offset, bool) for part, value in pairs]
-        return Value(not truths[0] if kind == "not" else all(truths) if kind == "and" else any(truths))
+        return Operand(not truths[0] if kind == "not" else all(truths) if kind == "and" else any(truths))
     if node.text == "differ":
         for part in (part for part, value in pairs if not value.samples):
             raise ClaimTypeError(f"differ() needs results with raw samples: {part.text} has none", part.offset)
         _unit(pairs, "compared with", node.offset)
-        return Value(compare_timings(pairs[0][1].samples, pairs[1][1].samples).verdict != "SAME")
+        return Operand(compare_timings(pairs[0][1].samples, pairs[1][1].samples).verdict != "SAME")
     if kind in ("-", "call"):
         op = "-" if kind == "-" else f"{node.text}()"
         numbers = [_check(value, part, op, part.offset, float) for part, value in pairs]
         unit = _unit(pairs, f"in {op} with", node.offset)
-        return Value(-numbers[0] if kind == "-" else max(numbers) if node.text == "max" else min(numbers), unit)
+        return Operand(-numbers[0] if kind == "-" else max(numbers) if node.text == "max" else min(numbers), unit)
     (left, a) = pairs[0]
     for i, ((op, at), (right, b)) in enumerate(zip(node.ops, pairs[1:], strict=True), 1):
-        left = left if i == 1 else Node(kind, node.offset, parts=parts[:i], ops=node.ops[: i - 1])
+        left = left if i == 1 else Expr(kind, node.offset, parts=parts[:i], ops=node.ops[: i - 1])
         kinds = (_kind(a.value), _kind(b.value))
         if op in ("==", "!=") and kinds[0] != kinds[1]:
             message = f"{show(left)} ({kinds[0]}) compared with {show(right)} ({kinds[1]})"
             raise ClaimTypeError(message, at, "compare text with text and numbers with numbers")
         if op in ("==", "!=") and kinds[0] != "a number":
-            return Value(_COMPARE[op](a.value, b.value))
+            return Operand(_COMPARE[op](a.value, b.value))
         x, y = _check(a, left, op, at, float), _check(b, right, op, at, float)
         if op == "/" and y == 0:
             raise ClaimTypeError(f"division by zero: {show(right)} is 0", at)
         verb = {"+": "added to", "-": "minus"}.get(op, "compared with")
         product = "" if a.unit and b.unit else a.unit or b.unit
         unit = product if op in ("*", "/") else _unit(((left, a), (right, b)), verb, at)
-        a = Value(_COMPARE[op](x, y)) if op in _COMPARE else Value(_ARITH[op](x, y), unit)
+        a = Operand(r := _COMPARE[op](x, y) if op in _COMPARE else _ARITH[op](x, y), "" if op in _COMPARE else unit)
+        if not abs(r) < float("inf") or (not r and op in "*/" and x and y):  # overflowed, or underflowed to 0
+            raise ClaimTypeError(f"{show(left)} {op} {show(right)} is out of range ({r:g})", at, RANGE)
     return a
 
 
-def evaluate(tree: Node, lookup: Lookup) -> bool:
+def evaluate(tree: Expr, lookup: Lookup) -> bool:
     """Whether the condition holds on the values lookup gives; ClaimTypeError where they do not fit."""
     if not isinstance(value := _value(tree, lookup).value, bool):
         raise ClaimTypeError(CONDITION, tree.offset, f"{show(tree)} is {_kind(value)}")
     return value
 
 
-def explain(tree: Node, lookup: Lookup) -> str:
+def explain(tree: Expr, lookup: Lookup) -> str:
     """The condition with its values, to say why it fails: 'a.x = 148 ms > max(20.6 ms, 17.8 ms) = 20.6 ms'."""
 
-    def value(node: Node) -> str:
+    def value(node: Expr) -> str:
         return _format(_value(node, lookup))
 
-    def part(node: Node) -> str:  # a part of and/or/not: a comparison or a chain says whether it holds
+    def part(node: Expr) -> str:  # a part of and/or/not: a comparison or a chain says whether it holds
         text = explain(node, lookup)
         return text if node.kind in ("ref", "value", "call", "not") else f"({text}) is {value(node)}"
 

@@ -5,7 +5,8 @@ statistically significant and large enough to matter):
 
     SAME    unless both hold:
             1. the two-sided Mann-Whitney U test on the raw samples gives p < ALPHA (0.05), and
-            2. the medians differ by at least MIN_CHANGE (10%) of the old median;
+            2. the medians differ by at least MIN_CHANGE (10%) of the smaller one (so the rule
+               is the same read either way: a against b, or b against a);
     FASTER  when both hold and the new median is lower (every timing is a duration),
     SLOWER  when both hold and it is higher.
 
@@ -15,11 +16,14 @@ distribution of the first sample's rank sum (ties take their mean rank, so ties 
 while both samples have at most EXACT_MAX values, which ours (5 against 5) do; above that, the
 normal approximation with tie and continuity corrections, as scipy.stats.mannwhitneyu does. With
 5 against 5 the smallest possible p is 2/252 = 0.008, so a real change can pass rule 1.
-Standard library only: the GPU node that runs `make verify` has no scipy.
+Standard library only: the GPU node that runs `make verify` has no scipy. Comparisons are
+remembered (an exact test of 20 against 20 takes milliseconds, and a page, its claims and their
+explanations ask of the same samples again).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections import Counter
@@ -32,7 +36,7 @@ MIN_CHANGE = 0.10
 EXACT_MAX = 20
 RULE = (
     f"two-sided Mann-Whitney U on the raw samples, p < {ALPHA:g}, and medians at least "
-    f"{MIN_CHANGE:.0%} apart; otherwise SAME"
+    f"{MIN_CHANGE:.0%} apart (of the smaller); otherwise SAME"
 )
 
 Verdict = Literal["SAME", "FASTER", "SLOWER"]
@@ -115,10 +119,17 @@ def mann_whitney(x: Sequence[float], y: Sequence[float]) -> RankTest:
 
 def compare_timings(old: Sequence[float], new: Sequence[float]) -> TimingComparison:
     """SAME, FASTER or SLOWER by the rule in this module's docstring."""
+    return _compare(tuple(old), tuple(new))
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _compare(old: tuple[float, ...], new: tuple[float, ...]) -> TimingComparison:
     test = mann_whitney(old, new)
     before, after = statistics.median(old), statistics.median(new)
     change = (after - before) / before if before else (0.0 if after == before else math.inf)  # durations: >= 0
+    smaller = min(abs(before), abs(after))
+    apart = abs(after - before) >= MIN_CHANGE * smaller if smaller else after != before
     verdict: Verdict = "SAME"
-    if test.p < ALPHA and abs(change) >= MIN_CHANGE:
+    if test.p < ALPHA and apart:
         verdict = "FASTER" if after < before else "SLOWER"
     return TimingComparison(verdict, before, after, change, test)

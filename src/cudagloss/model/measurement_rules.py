@@ -111,7 +111,7 @@ def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[d
         ],
         "results": _results(c, data.get("results", MISSING), v2, recorded_day(provenance)),
         "error": None if data.get("error") is None else c.text(data["error"], ("error",), TEXT_MAX, multiline=True),
-        "drift": _drift(c, data.get("drift", [])) if v2 else [],
+        "drift": _drift(c, data.get("drift", []), provenance) if v2 else [],
     }
     if out["status"] is not None and out["status"] not in STATUSES:
         c.fail(("status",), f"{shown(out['status'])} is not one of {', '.join(STATUSES)}")
@@ -223,8 +223,9 @@ def _first_measured(c: Checker, value: Any, path: tuple[Key, ...], recorded: dt.
     return text
 
 
-def _drift(c: Checker, value: Any) -> list[dict[str, Any]]:
-    """The environment keys that changed since the node's previous good run, each once."""
+def _drift(c: Checker, value: Any, provenance: dict[str, Any]) -> list[dict[str, Any]]:
+    """The environment keys that changed since the node's previous good run, each once: a change
+    to a value the run's provenance records is to that value, and no entry changes nothing."""
     out: list[dict[str, Any]] = []
     for i, item in enumerate(c.array(value, ("drift",), MAX_DRIFT)):
         path: tuple[Key, ...] = ("drift", i)
@@ -234,6 +235,12 @@ def _drift(c: Checker, value: Any) -> list[dict[str, Any]]:
         name = c.text(item.get("name", MISSING), (*path, "name"), 64, pattern=PROVENANCE_KEY, like=like)
         if name is not None and any(d["name"] == name for d in out):
             c.fail((*path, "name"), f"{shown(name)} appears twice")
+        count = len(c.issues)
         old, new = (c.scalar(item.get(k, MISSING), (*path, k), LABEL_MAX) for k in ("old", "new"))
+        now = provenance.get(name or "", new)  # a key the run does not record may have been dropped
+        if name is not None and len(c.issues) == count and (old, type(old)) == (new, type(new)):
+            c.fail(path, f"{shown(name)} did not change: old and new are the same")
+        elif name is not None and len(c.issues) == count and (new, type(new)) != (now, type(now)):
+            c.fail((*path, "new"), f"is not {now!a}, what this run's provenance says {name} is")
         out.append({"name": name, "old": old, "new": new})
     return out

@@ -170,11 +170,12 @@ Ref = tuple[str, str]
 @dataclass(frozen=True)
 class NodeValues:
     """The values some refs name, as one node measured them (claims and comparisons are judged
-    per node: values from two GPUs are never mixed)."""
+    per node: values from two GPUs are never mixed); stale when a file they come from is."""
 
     node: str
     gpu: str
     values: dict[Ref, Result]
+    stale: bool = False
 
 
 def by_node(measurements: MeasurementSet | None, refs: list[Ref]) -> list[NodeValues]:
@@ -195,7 +196,8 @@ def by_node(measurements: MeasurementSet | None, refs: list[Ref]) -> list[NodeVa
                 break
             values[(experiment, name)] = result
         else:
-            out.append(NodeValues(node, next(iter(by_experiment.values())).gpu, values))
+            stale = any(by_experiment[e].stale for e, _ in refs)
+            out.append(NodeValues(node, next(iter(by_experiment.values())).gpu, values, stale))
     return out
 
 

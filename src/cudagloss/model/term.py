@@ -179,7 +179,8 @@ class Term:
         metadata=doc(
             "The explanation, in Markdown. Raw HTML is shown as text. A measured value is written "
             "{{ measured('experiment-id', 'result_name') }}; the page shows it with a link to its "
-            "measurement. A source is cited by its id, {{ cite('source-id') }}.",
+            "measurement. Two measured timings are compared by the noise rule with "
+            "{{ compare('experiment.a', 'experiment.b') }}. A source is cited by its id, {{ cite('source-id') }}.",
             max_length=BODY_MAX,
         )
     )

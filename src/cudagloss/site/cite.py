@@ -12,11 +12,21 @@ within noise, from" otherwise.
 
 from __future__ import annotations
 
+import math
+
 from markupsafe import Markup
 
 from cudagloss.model.compare import RULE, compare_timings
 from cudagloss.model.measurement import Result
-from cudagloss.model.measurements import MeasurementSet, NodeRun, NodeValues, Ref, format_value, resolve, resolve_pair
+from cudagloss.model.measurements import (
+    MeasurementSet,
+    NodeRun,
+    NodeValues,
+    Ref,
+    format_value,
+    resolve,
+    resolve_pair,
+)
 from cudagloss.model.term import PENDING, Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
 from cudagloss.site import escape
@@ -73,8 +83,15 @@ class ValueCiter:
             if ref not in self.used:
                 self.used.append(ref)
         phrases = [(n, relation(n.values[first], n.values[second])) for n in nodes]
-        shown = {p for _, p in phrases}
-        text = phrases[0][1] if len(shown) == 1 else " / ".join(f"{p} ({n.gpu})" for n, p in phrases)
+        gpus = [n.gpu for n in nodes]
+        where = [n.gpu if gpus.count(n.gpu) == 1 else f"{n.gpu}, {n.node}" for n in nodes]
+        text = (
+            phrases[0][1]
+            if len({p for _, p in phrases}) == 1
+            else " / ".join(f"{p} ({w})" for (_, p), w in zip(phrases, where, strict=True))
+        )
+        if any(n.stale for n in nodes):
+            text += " (stale)"
         title = "; ".join(_judged(n, first, second) for n in nodes) + f". Rule: {RULE}"
         anchor = escape.ident(result_anchor(nodes[0].node, first[1]))
         return Markup(f'[{escape.text(text)}]({self.href(first[0], anchor)} "{escape.link_title(title)}")')
@@ -113,7 +130,8 @@ def relation(first: Result, second: Result) -> str:
     lower = c.verdict == "FASTER"
     word = ("faster" if lower else "slower") if first.unit in TIME_UNITS else ("lower" if lower else "higher")
     small, large = sorted((c.old_median, c.new_median))
-    return f"about {_ratio(large / small)}× {word} than" if small > 0 else f"{word} than"
+    ratio = large / small if small > 0 else math.inf  # inf too where the medians are too far apart for a double
+    return f"about {_ratio(ratio)}× {word} than" if ratio < math.inf else f"{word} than"
 
 
 def _judged(n: NodeValues, first: Ref, second: Ref) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from cudagloss.check.claims import judge
 from cudagloss.model.claims import ClaimError
 from cudagloss.model.measurement import Measurement, Value
 from cudagloss.model.measurements import (
@@ -27,6 +26,7 @@ from cudagloss.model.urls import (
     relative_href,
     result_anchor,
 )
+from cudagloss.model.verdicts import judge
 from cudagloss.site import escape
 from cudagloss.site.body import Cited
 from cudagloss.site.cite import ValueCiter
@@ -63,6 +63,21 @@ PROVENANCE_LABELS = {
     "os": "OS",
     "cpu": "Host CPU",
     "cpu_count": "Host CPU threads",
+    "module_loading": "Module loading",
+    "sm_clock_mhz": "SM clock at the start (MHz)",
+    "sm_clock_mhz_end": "SM clock at the end (MHz)",
+    "sm_clock_max_mhz": "SM clock maximum (MHz)",
+    "memory_clock_mhz": "Memory clock at the start (MHz)",
+    "memory_clock_mhz_end": "Memory clock at the end (MHz)",
+    "memory_clock_max_mhz": "Memory clock maximum (MHz)",
+    "clock_limited_by": "Clocks held back by, at the start",
+    "clock_limited_by_end": "Clocks held back by, at the end",
+    "temperature_c": "GPU temperature at the start (°C)",
+    "temperature_c_end": "GPU temperature at the end (°C)",
+    "power_limit_w": "Power limit (W)",
+    "ecc_mode": "ECC",
+    "persistence_mode": "Persistence mode",
+    "nvml": "NVML",
     "git_commit": "Git commit",
     "git_dirty": "Uncommitted changes",
     "recorded_at": "Recorded at",
@@ -91,6 +106,21 @@ def _text(value: Value) -> str:
     return "not recorded" if value is None else str(value)
 
 
+BENIGN_CLOCK_REASONS = frozenset({"none", "gpu idle", "application clocks setting", "sync boost"})
+"""What NVML names as holding the clocks back that does not slow a measurement (an idle GPU at
+the start of a run, clocks an administrator set)."""
+
+
+def clocks_held(provenance: dict[str, object]) -> str:
+    """The reasons, at the start or end of a run, that held the GPU's clocks down: power or heat."""
+    reasons: dict[str, None] = {}
+    for key in ("clock_limited_by", "clock_limited_by_end"):
+        for reason in str(provenance.get(key, "none")).split(", "):
+            if reason not in BENIGN_CLOCK_REASONS:
+                reasons[reason] = None
+    return ", ".join(reasons)
+
+
 def node_view(run: NodeRun) -> NodeView:
     return NodeView(*_node(run), drift=_drift(run))
 
@@ -111,6 +141,7 @@ def _run_file(record: ExperimentRecord, run: NodeRun, m: Measurement | None, *, 
         provenance=tuple(ProvenanceRow(PROVENANCE_LABELS.get(k, k), str(v)) for k, v in m.provenance.items()),
         gates=tuple(m.gates),
         error=m.error,
+        clocks_held=clocks_held(m.provenance),
         results=tuple(
             ResultView(
                 anchor=escape.ident(result_anchor(run.node, r.name)),
@@ -202,17 +233,19 @@ def raw_files(measurements: MeasurementSet | None) -> list[GeneratedFile]:
 
 
 def claim_view(term: Term, claim: Claim, measurements: MeasurementSet | None) -> ClaimView:
-    """A claim as its term page shows it (cudagloss.check.claims judges it); a condition the
+    """A claim as its term page shows it (cudagloss.model.verdicts judges it); a condition the
     check stage refused is shown as unverified, with the reason."""
+    says = claim.says.rstrip().rstrip(".")  # the page ends the sentence
     try:
         verdict = judge(term, claim, measurements)
     except (ClaimError, CitationError) as exc:
-        return ClaimView(claim.says, claim.holds, (), (), str(exc))
+        return ClaimView(says, claim.holds, (), (), str(exc))
     nodes = {n: ClaimNode(n.gpu, n.node, n.explanation) for n in verdict.nodes}
     return ClaimView(
-        claim.says,
+        says,
         claim.holds,
         tuple(v for n, v in nodes.items() if n.holds),
         tuple(v for n, v in nodes.items() if not n.holds),
         verdict.unverified,
+        verdict.skipped if verdict.nodes else (),
     )

@@ -144,6 +144,8 @@ class ClaimView:
     holds_on: tuple[ClaimNode, ...]
     fails_on: tuple[ClaimNode, ...]
     unverified: str
+    skipped: tuple[tuple[str, str], ...] = ()
+    """(node, what it lacks) of nodes that measured only some of the claim's values."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +236,8 @@ class RunFile:
     gates: tuple[Gate, ...]
     error: str | None
     results: tuple[ResultView, ...]
+    clocks_held: str = ""
+    """Why NVML said the clocks were held back (power, heat), at the start or the end; '' if not."""
 
 
 @dataclass(frozen=True, slots=True)

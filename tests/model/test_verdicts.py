@@ -1,0 +1,73 @@
+"""Claims judged node by node on real measurement files: a node whose value has another type fails
+there and says why, a value in two units is refused, a node that lacks a value is named, and the
+noise rule reads the same either way round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cudagloss.load.measurements import load_measurements
+from cudagloss.model.compare import compare_timings
+from cudagloss.model.measurement import Gate, Measurement, Result, record
+from cudagloss.model.measurements import CitationError
+from cudagloss.model.term import Claim, MeasurementCitation, Term
+from cudagloss.model.verdicts import judge
+
+TERM = Term(
+    name="warp",
+    title="What is a warp?",
+    definition="A group of threads.",
+    section="basics",
+    body="A warp.",
+    measurements=[MeasurementCitation("warp-size")],
+)
+
+
+def write(folder: Path, node: str, *results: Result) -> None:
+    provenance = {"node": node, "gpu_name": "Example GPU", "recorded_at": "2026-12-01T10:00:00+00:00"}
+    record(
+        Measurement("warp-size", "Read it", "sha256:now", "ok", provenance, [Gate("ok", True)], list(results)), folder
+    )
+
+
+def verdict(folder: Path, holds: str):  # type: ignore[no-untyped-def]
+    measurements, problems = load_measurements(folder)
+    assert problems == []
+    return judge(TERM, Claim("It holds", holds), measurements)
+
+
+def test_a_value_of_another_type_on_one_node_fails_the_claim_there_only(tmp_path: Path) -> None:
+    write(tmp_path, "node-a", Result("warp_size", 32, "threads"))
+    write(tmp_path, "node-b", Result("warp_size", "thirty-two", "threads"))
+    v = verdict(tmp_path, "warp-size.warp_size >= 32")
+    assert [(n.node, n.holds) for n in v.nodes] == [("node-a", True), ("node-b", False)]
+    assert v.failed[0].explanation.startswith("cannot be judged here: '>=' needs numbers")
+
+
+def test_a_value_measured_in_two_units_cannot_be_judged_against_one_number(tmp_path: Path) -> None:
+    write(tmp_path, "node-a", Result("query_median", 1.1, "ms"))
+    write(tmp_path, "node-b", Result("query_median", 0.0011, "s"))
+    with pytest.raises(CitationError) as info:
+        verdict(tmp_path, "warp-size.query_median < 5")
+    assert info.value.message == (
+        "warp-size.query_median is measured in different units (ms on 'node-a', s on 'node-b')"
+    )
+
+
+def test_a_node_that_lacks_a_value_is_named_not_silently_left_out(tmp_path: Path) -> None:
+    write(tmp_path, "node-a", Result("warp_size", 32, "threads"), Result("lanes", 32, "threads"))
+    write(tmp_path, "node-b", Result("warp_size", 32, "threads"))
+    v = verdict(tmp_path, "warp-size.warp_size == warp-size.lanes")
+    assert [n.node for n in v.nodes] == ["node-a"]
+    assert v.skipped == (("node-b", "lacks warp-size.lanes"),)
+
+
+def test_the_noise_rule_reads_the_same_either_way_round() -> None:
+    low = [0.99, 1.0, 1.0, 1.01, 1.0]
+    high = [x * 1.105 for x in low]  # 10.5% above low, but only 9.5% below high
+    assert compare_timings(low, high).verdict == "SLOWER"
+    assert compare_timings(high, low).verdict == "FASTER"
+    near = [x * 1.09 for x in low]
+    assert compare_timings(low, near).verdict == compare_timings(near, low).verdict == "SAME"
