@@ -12,9 +12,43 @@ from types import ModuleType
 
 from cudagloss.model.measurement import ExperimentInfo, code_hash
 from verifier.experiment import ROOT
-from verifier.experiments import arch_matrix, jit_cache, no_kernel_image, ptx_jit
+from verifier.experiments import (
+    arch_matrix,
+    atomics,
+    bank_conflicts,
+    coalescing,
+    device_limits,
+    fp32_throughput,
+    host_transfer,
+    jit_cache,
+    launch_overhead,
+    memory_bandwidth,
+    memory_latency,
+    no_kernel_image,
+    occupancy,
+    ptx_jit,
+    tensor_core,
+    warp_divergence,
+)
 
-EXPERIMENTS: list[ModuleType] = [ptx_jit, jit_cache, no_kernel_image, arch_matrix]
+EXPERIMENTS: list[ModuleType] = [
+    ptx_jit,
+    jit_cache,
+    no_kernel_image,
+    arch_matrix,
+    device_limits,
+    occupancy,
+    memory_bandwidth,
+    coalescing,
+    memory_latency,
+    bank_conflicts,
+    launch_overhead,
+    host_transfer,
+    fp32_throughput,
+    tensor_core,
+    warp_divergence,
+    atomics,
+]
 SHARED = [
     "__main__.py",
     "runner.py",
