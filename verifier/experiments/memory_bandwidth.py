@@ -148,7 +148,7 @@ def summarise(raw: dict[str, Any], attrs: dict[str, int]) -> Outcome:
             )
         )
         outcome.gate(
-            f"achieved <= {SANITY} × theoretical where the bytes touched exceed {BEYOND_L2} × L2",
+            f"achieved is at most {SANITY} × theoretical where the bytes touched exceed {BEYOND_L2} × L2",
             not over,
             "; ".join(over) or f"theoretical {peak:.0f} GB/s",
         )

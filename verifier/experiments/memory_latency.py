@@ -130,7 +130,7 @@ def summarise(raw: dict[str, Any], attrs: dict[str, int]) -> Outcome:
             )
     if len(medians) == 3:
         c1, c2, c3 = (medians[w][0] for w in ("L1", "L2", "HBM"))
-        outcome.gate("latency rises L1 < L2 < HBM (cycles)", c1 < c2 < c3, f"{c1:.0f} < {c2:.0f} < {c3:.0f}")
+        outcome.gate("latency rises from L1 to L2 to HBM (cycles)", c1 < c2 < c3, f"{c1:.0f} < {c2:.0f} < {c3:.0f}")
         middle = (c2 + c3) / 2
         knee = next((f["bytes"] for f in fps if f["bytes"] > MIB and statistics.median(f["cycles"]) > middle), None)
         if knee is not None:

@@ -130,7 +130,7 @@ def summarise(raw: dict[str, Any], attrs: dict[str, Any]) -> Outcome:
     """Gates and results from the raw numbers (pure: the CPU test feeds it fixture data)."""
     outcome = Outcome(repeats=len(raw["ms"]))
     tile_ok = outcome.gate(
-        "one m16n8k16 tile (random FP16 A, B; FP32 C) equals numpy's A·B + C",
+        "one m16n8k16 tile (random FP16 A and B, FP32 C) equals numpy's A times B plus C",
         raw["tile_max_error"] <= TOLERANCE,
         f"max error {raw['tile_max_error']:.2e} of the largest |value| (tolerance {TOLERANCE:.0e})",
     )
