@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, ROOT, cudagloss
-from sitebuild import build, fixture_config
+from sitebuild import REPO_TERMS, build, fixture_config
 
 
 @pytest.fixture
@@ -26,10 +26,10 @@ def glossary(tmp_path: Path) -> Path:
 
 
 def test_new_writes_every_field_and_passes_check(glossary: Path) -> None:
-    run = cudagloss(glossary, "new", "Warp divergence", "--section", "compilation")
+    run = cudagloss(glossary, "new", "Memory fence", "--section", "compilation")
     assert run.returncode == 0, run.stderr
-    assert "wrote terms/warp-divergence.yaml" in run.stdout
-    path = glossary / "terms" / "warp-divergence.yaml"
+    assert "wrote terms/memory-fence.yaml" in run.stdout
+    path = glossary / "terms" / "memory-fence.yaml"
     text = path.read_text(encoding="utf-8")
     assert text.startswith("# yaml-language-server: $schema=../schema/term.schema.json\n")
     data = yaml.safe_load(text)
@@ -38,12 +38,12 @@ def test_new_writes_every_field_and_passes_check(glossary: Path) -> None:
         "body", "related", "where_you_meet_this", "sources", "measurements", "byline",
     ]  # fmt: skip
     assert list(data) == fields
-    assert data["name"] == "Warp divergence"
-    assert data["title"] == "What is a warp divergence?"
+    assert data["name"] == "Memory fence"
+    assert data["title"] == "What is a memory fence?"
     assert data["byline"] == dict.fromkeys(["written_by", "reviewed_by", "written_on", "last_checked_on"], "pending")
     check = cudagloss(glossary, "check", "--strict", "terms")
     assert check.returncode == 0, check.stderr
-    assert "9 terms" in check.stdout
+    assert f"{len(REPO_TERMS) + 1} terms" in check.stdout
 
 
 def test_new_refuses_to_overwrite_and_changes_nothing(glossary: Path) -> None:
@@ -64,20 +64,20 @@ def test_new_refuses_a_name_another_term_has_as_alias(glossary: Path) -> None:
 
 
 def test_new_reports_an_unknown_section_with_a_suggestion(glossary: Path) -> None:
-    run = cudagloss(glossary, "new", "Occupancy", "--section", "eror")
+    run = cudagloss(glossary, "new", "Instruction cache", "--section", "eror")
     assert run.returncode == 1
     assert "unknown section 'eror' (did you mean 'errors'?)" in run.stderr
     assert "hint: sections: compilation, instruction-sets, errors" in run.stderr
 
 
 def test_a_new_term_appears_in_the_built_site(glossary: Path, tmp_path: Path) -> None:
-    assert cudagloss(glossary, "new", "Occupancy").returncode == 0
+    assert cudagloss(glossary, "new", "Instruction cache").returncode == 0
     site = tmp_path / "site"
     run = build(fixture_config(tmp_path, glossary / "terms", glossary / "measurements"), site)
     assert run.returncode == 0, run.stderr
-    page = (site / "terms" / "occupancy" / "index.html").read_text(encoding="utf-8")
-    assert "What is an occupancy?" in page
-    assert 'href="terms/occupancy/"' in (site / "index.html").read_text(encoding="utf-8")
+    page = (site / "terms" / "instruction-cache" / "index.html").read_text(encoding="utf-8")
+    assert "What is an instruction cache?" in page
+    assert 'href="terms/instruction-cache/"' in (site / "index.html").read_text(encoding="utf-8")
 
 
 def test_check_prints_github_annotations(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ def test_every_term_page_has_every_section(repo_site: Path, slug: str) -> None:
         assert section in links.ids, f"{slug}: no '{section}' section"
     html = page.read_text(encoding="utf-8")
     assert '"@type": "DefinedTerm"' in html
-    assert html.count('<h1 id="what-') == 1
+    assert html.count("<h1 id=") == 1
 
 
 def test_the_five_first_terms_exist() -> None:
@@ -146,7 +146,9 @@ def test_measurement_pages_carry_provenance_and_the_raw_json(repo_site: Path) ->
     for committed in sorted((ROOT / "measurements").glob("*/*.json")):
         experiment = committed.parent.name
         built = repo_site / "measurements" / experiment / committed.name
-        assert built.read_bytes() == committed.read_bytes()
+        published = built.read_text(encoding="utf-8")  # the same JSON, with <, > and & escaped as \u003c...
+        assert json.loads(published) == json.loads(committed.read_text(encoding="utf-8"))
+        assert not {"<", ">", "&"} & set(published)
         html = (repo_site / "measurements" / experiment / "index.html").read_text(encoding="utf-8")
         assert f'href="{committed.name}"' in html
         for label in ("GPU", "Compute capability", "Driver", "NVRTC", "Git commit", "Repeats"):
