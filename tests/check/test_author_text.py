@@ -152,6 +152,17 @@ def test_deep_nesting_is_an_error_before_the_parser_recurses(what: str, i: int) 
     assert [e.message for e in errors] == [f"{what} nested {MAX_NESTING + 1} deep (at most {MAX_NESTING})"]
 
 
+def test_a_line_that_opens_with_a_long_code_span_is_not_nested() -> None:
+    """A code span is blanked before nesting is measured; its blanks are not indentation (a term
+    writer met "lists and quotes nested 20 deep" for an 80-character span)."""
+    span = "`" + "cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared)" * 2 + "`"
+    assert check_markdown(f"{span} answers it.\n\n{span} > - + again.", directives=True) == []
+    deep = "`x` then\n\n" + "> " * (MAX_NESTING + 1) + "`code` x"
+    assert [e.message for e in check_markdown(deep, directives=True)] == [
+        f"lists and quotes nested {MAX_NESTING + 1} deep (at most {MAX_NESTING})"
+    ]
+
+
 def test_safe_links_pass() -> None:
     body = "[a](https://x.org/a_(b)) [b](sass.md) [c](#top) [d](mailto:a@b.org) [e](../measurements/x.md#n-r)"
     assert check_markdown(body, directives=True) == []

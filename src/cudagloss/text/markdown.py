@@ -233,15 +233,20 @@ def deepest_block(markdown: str) -> tuple[int, int]:
     deepest (each marker or four columns of indentation is a level)."""
     deepest = (0, 0)
     offset = 0
-    for line in _prose_only(markdown).splitlines(keepends=True):
-        stripped = line.lstrip(" \t")
-        if not stripped.strip():
+    # Indentation and markers are read from the author's line, code from the prose: a code span
+    # that opens a line is blanked there, and its blanks are neither indentation nor a marker
+    # ("nested 20 deep" for a long span was a false alarm).
+    for line, raw in zip(
+        _prose_only(markdown).splitlines(keepends=True), markdown.splitlines(keepends=True), strict=True
+    ):
+        stripped = raw.lstrip(" \t")
+        if not line.strip():
             offset += len(line)
             continue
-        indent = len(line[: len(line) - len(stripped)].expandtabs(4))
+        indent = len(raw[: len(raw) - len(stripped)].expandtabs(4))
         depth = indent // 4
-        pos = 0
-        while (m := _BLOCK_MARKERS.match(line, pos)) and m.end() > pos:
+        pos = len(raw) - len(stripped)
+        while (m := _BLOCK_MARKERS.match(raw, pos)) and m.end() > pos:
             depth += 1
             pos = m.end()
         if depth > deepest[0]:
