@@ -165,7 +165,7 @@ def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterato
                 t,
                 where,
                 f"'{experiment}' is not an experiment id",
-                "ids are lower case with dashes, as `make verify --list` shows",
+                "ids are lower case with dashes, as `make verify ARGS=--list` shows",
             )
             continue
         if experiment in seen:
@@ -179,7 +179,7 @@ def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterato
                 t,
                 where,
                 f"no experiment '{experiment}'{did_you_mean(experiment, known)}",
-                "`make verify --list` shows the experiments",
+                "`make verify ARGS=--list` shows the experiments",
             )
             continue
         record = measurements.get(experiment)

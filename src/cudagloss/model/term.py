@@ -99,7 +99,7 @@ class MeasurementCitation:
 
     experiment: str = field(
         metadata=doc(
-            "The experiment's id, as `make verify --list` shows it.", pattern=SLUG_PATTERN, max_length=NAME_MAX
+            "The experiment's id, as `make verify ARGS=--list` shows it.", pattern=SLUG_PATTERN, max_length=NAME_MAX
         )
     )
     note: str = field(default="", metadata=doc("Optional: why the term cites it.", max_length=NOTE_MAX))
