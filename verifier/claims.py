@@ -10,6 +10,7 @@ broken too: make check would refuse the run otherwise.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from cudagloss.load.measurements import load_measurements
@@ -50,9 +51,9 @@ def broken_claims(new: Measurement, folder: Path, terms: list[Term]) -> list[str
     if new.status != "ok":
         return []
     committed, _ = load_measurements(folder)  # an unreadable file is make check's to report
-    with_new, _ = load_measurements(folder)
-    record = with_new.experiments.setdefault(new.experiment, ExperimentRecord(new.experiment, None))
-    record.runs = [r for r in record.runs if r.node != new.node] + [NodeRun(new.node, new)]
+    old = committed.get(new.experiment) or ExperimentRecord(new.experiment, None)
+    runs = [r for r in old.runs if r.node != new.node] + [NodeRun(new.node, new)]
+    with_new = replace(committed, experiments={**committed.experiments, new.experiment: replace(old, runs=runs)})
     out = []
     for term in terms:
         for claim in (c for c in term.claims if _names(c, new.experiment)):

@@ -136,12 +136,14 @@ class CitationError(LookupError):
         self.message, self.hint = message, hint
 
 
-def resolve(term: Term, measurements: MeasurementSet | None, experiment: str, name: str) -> ExperimentRecord:
+def resolve(
+    term: Term, measurements: MeasurementSet | None, experiment: str, name: str, call: str = ""
+) -> ExperimentRecord:
     """The record that holds `measured(experiment, name)` of term's body; raises
     CitationError when the term does not cite the experiment, nothing was measured, or
     no node recorded that result. The check stage and the page both ask this."""
     cited = [c.experiment for c in term.measurements]
-    call = f"measured('{experiment}', '{name}')"
+    call = call or f"measured('{experiment}', '{name}')"  # how the asker names the value in messages
     if experiment not in cited:
         raise CitationError(
             f"{call}: the term does not cite experiment '{experiment}'{did_you_mean(experiment, cited)}",
@@ -207,10 +209,7 @@ def resolve_pair(term: Term, measurements: MeasurementSet | None, first: Ref, se
     in one unit, or when no node measured both."""
     call = f"compare('{'.'.join(first)}', '{'.'.join(second)}')"
     for experiment, name in (first, second):
-        try:
-            resolve(term, measurements, experiment, name)
-        except CitationError as exc:
-            raise CitationError(exc.message.replace(f"measured('{experiment}', '{name}')", call, 1), exc.hint) from None
+        resolve(term, measurements, experiment, name, call)
     if first == second:
         raise CitationError(f"{call}: compares a value with itself", "name two different values")
     nodes = by_node(measurements, [first, second])

@@ -55,13 +55,12 @@ def _cited(term: Term, measurements: MeasurementSet | None, refs: list[Ref]) -> 
     unmeasured = []
     for experiment, name in refs:
         try:
-            resolve(term, measurements, experiment, name)
-        except CitationError as exc:
+            resolve(term, measurements, experiment, name, f"{experiment}.{name}")
+        except CitationError:
             record = measurements.get(experiment) if measurements else None
             cited = any(c.experiment == experiment for c in term.measurements)
             if not cited or (record is not None and record.measured):
-                named = exc.message.replace(f"measured('{experiment}', '{name}')", f"{experiment}.{name}", 1)
-                raise CitationError(named, exc.hint) from None
+                raise
             unmeasured.append((experiment, name))
     return unmeasured
 
