@@ -15,7 +15,6 @@ import jinja2
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
-from mkdocs.structure.pages import Page
 
 from cudagloss.mkdocs import adapter
 from cudagloss.mkdocs.adapter import GlossaryAdapter
@@ -46,15 +45,6 @@ def on_serve(server: Any, config: MkDocsConfig, builder: Any) -> Any:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     return _adapter().on_files(files, config)
-
-
-@event_priority(100)  # before anything reads the page's HTML: the search plugin indexes it next
-def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    return _adapter().on_page_content(html)
-
-
-def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    return _adapter().on_post_page(output, page)
 
 
 @event_priority(50)  # before the search plugin writes its index

@@ -243,8 +243,7 @@ def test_urls_for_attributes_are_http_https_or_mailto_only() -> None:
     ):
         assert escape.url(bad) is None, bad
     assert escape.json_ld({"a": "</script><script>alert(1)</script>&"}) == (
-        '<script type="application/ld+json">{"a": "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)'
-        '\\u003c/script\\u003e\\u0026"}</script>'
+        '{"a": "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\\u0026"}'
     )
 
 

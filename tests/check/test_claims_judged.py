@@ -99,7 +99,7 @@ def test_the_exported_glossary_lists_each_claim_with_its_nodes(glossary: Path, t
     shutil.copytree(ROOT / "templates", glossary / "templates")
     done = cudagloss(glossary, "export", "--out", str(tmp_path / "export"), "terms")
     assert done.returncode == 0, done.stderr
-    text = (tmp_path / "export" / "glossary.md").read_text(encoding="utf-8")
+    text = (tmp_path / "export" / "llms-full.txt").read_text(encoding="utf-8")
     assert (
         "- Claim: No GPU measured has smaller warps than the programming model. Condition "
         "`warp-size.warp_size >= 32`: holds on Example GPU A (node-a), Example GPU B (node-b)."

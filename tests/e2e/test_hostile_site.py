@@ -181,7 +181,7 @@ def test_hostile_site_builds_and_no_page_holds_anything_live(hostile_site: Path)
     scan.feed((hostile_site / "terms/hostile-3/index.html").read_text(encoding="utf-8"))
     assert scan.title.startswith(f"What is {TEXT[3]}? - ")
     # The exports carry the same text, escaped as Markdown.
-    for name in ("glossary.md", "llms.txt"):
+    for name in ("llms-full.txt", "llms.txt"):
         # Code spans show their text literally (an escaped backtick opens none); outside them
         # nothing may be markup.
         exported = re.sub(r"(?<![\\`])(`+)(?!`).+?(?<!`)\1(?!`)", "", (hostile_site / name).read_text(encoding="utf-8"))

@@ -159,7 +159,7 @@ def test_measurement_pages_carry_provenance_and_the_raw_json(repo_site: Path) ->
 
 
 def test_the_site_publishes_the_whole_glossary_as_markdown_and_an_llms_txt(repo_site: Path) -> None:
-    glossary = (repo_site / "glossary.md").read_text(encoding="utf-8")
+    glossary = (repo_site / "llms-full.txt").read_text(encoding="utf-8")
     llms = (repo_site / "llms.txt").read_text(encoding="utf-8")
     for slug in REPO_TERMS:
         assert f'<a id="{slug}"></a>' in glossary
@@ -173,12 +173,12 @@ def test_the_site_publishes_the_whole_glossary_as_markdown_and_an_llms_txt(repo_
     for target in set(re.findall(r"\]\((measurements/[^)#\s]+|terms/[^)#\s]+)", glossary + llms)):
         assert (repo_site / target / "index.html").is_file(), target
     assert llms.startswith("# CUDA Glossary\n\n> ")
-    assert "](glossary.md)" in llms
+    assert "](llms-full.txt)" in llms
     assert "&#34;" not in llms + glossary and "&#39;" not in llms + glossary  # Markdown, not HTML-escaped
 
 
 def test_cudagloss_export_writes_the_same_files_as_the_site(repo_site: Path, tmp_path: Path) -> None:
     run = cudagloss(ROOT, "export", "--out", str(tmp_path))
     assert run.returncode == 0, run.stderr
-    for name in ("glossary.md", "llms.txt"):
+    for name in ("llms-full.txt", "llms.txt"):
         assert (tmp_path / name).read_text(encoding="utf-8") == (repo_site / name).read_text(encoding="utf-8")

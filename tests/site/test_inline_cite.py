@@ -226,4 +226,4 @@ def test_the_measured_section_names_gpu_driver_cuda_and_gates_per_node(glossary:
     ]
     assert measured.index(lines[-1]) < measured.index("| Result |")  # before the table, which is as it was
     assert "| threads per warp |" in measured
-    assert "\n" + lines[-1] + "\n" in site["glossary.md"]  # the exported glossary says the same
+    assert "\n" + lines[-1] + "\n" in site["llms-full.txt"]  # the exported glossary says the same

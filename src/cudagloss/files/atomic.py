@@ -109,7 +109,7 @@ def _failed(exc: OSError, shown: Path) -> WriteFailed:
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
+def signals_held() -> Iterator[None]:
     """Hold SIGINT/SIGTERM/SIGHUP until the block ends, then deliver them (main thread only;
     signal handlers run there, so a write in another thread is not interrupted anyway)."""
     if threading.current_thread() is not threading.main_thread():
@@ -238,7 +238,7 @@ def _via_temporary(
     real = os.path.realpath(path) if replace else os.path.join(os.path.realpath(path.parent), path.name)
     _clean_once(os.path.dirname(real))
     st = _writable(real, path) if replace else None
-    with _signals_held():
+    with signals_held():
         try:
             fd, tmp = _temporary(real, 0o600 if st else 0o666)
         except OSError as exc:

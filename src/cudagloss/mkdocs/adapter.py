@@ -1,11 +1,14 @@
 """MkDocs events turned into calls to the site stage, for site_hooks/glossary.py to forward.
 
-One GlossaryAdapter per MkDocs configuration (`mkdocs serve` loads a new one for every
-rebuild): it loads and renders the glossary from the configuration's options, hands the
-pages to MkDocs as in-memory files, sanitises every page's HTML, puts each page's JSON-LD
-into its <head> and writes the exports into the built site. What must outlive one
-configuration (which pages changed, compiled templates) stays in the process, in
-cudagloss.site.incremental and cudagloss.site.bytecode.
+The live preview, and nothing more: `cudagloss render` writes the same pages as a plain
+docs tree that any builder builds (cudagloss.site.tree). One GlossaryAdapter per MkDocs
+configuration (`mkdocs serve` loads a new one for every rebuild): it loads and renders the
+glossary from the configuration's options and hands MkDocs the tree's page texts and files
+in memory, each saying whether it changed. The sanitiser runs inside the Markdown
+conversion (cudagloss.site.sanitise, which the configuration must list) and the JSON-LD
+travels in the front matter, exactly as in the tree. What must outlive one configuration
+(which pages changed, compiled templates) stays in the process, in cudagloss.site.incremental
+and cudagloss.site.bytecode.
 
 This is the adapter's one error boundary: a GlossaryError from the site stage is reported
 through a child of the 'mkdocs' logger, one diagnostic at a time, and the build aborted, so
@@ -22,16 +25,16 @@ import jinja2
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
 from mkdocs.structure.files import File, Files, InclusionLevel
-from mkdocs.structure.pages import Page
 
 from cudagloss.errors import GlossaryError
-from cudagloss.files.atomic import write_text_atomic
 from cudagloss.mkdocs import compat
 from cudagloss.mkdocs.config import read_options
 from cudagloss.site.build import build_site_content
 from cudagloss.site.bytecode import BYTECODE
-from cudagloss.site.escape import clean_html
 from cudagloss.site.incremental import MEMORY, page_fingerprints, shared_fingerprint
+from cudagloss.site.sanitise import NAME as SANITISER
+from cudagloss.site.settings import DEFAULT_EDIT_URI_TEMPLATE, SiteSettings
+from cudagloss.site.tree import page_text
 
 log = logging.getLogger("mkdocs.hooks.glossary")
 WATCH_POLL_S = 0.1
@@ -70,6 +73,16 @@ class GlossaryAdapter:
     def __init__(self, config: MkDocsConfig) -> None:
         """Read the options and build every page, or log each mistake and abort."""
         options = read_options(config)
+        if SANITISER not in config.markdown_extensions:  # without it no page would be sanitised
+            log.error(f"Config value 'markdown_extensions': add '{SANITISER}', the page sanitiser, to the list")
+            raise Abort("Aborted: the page sanitiser is not configured")
+        self.settings = SiteSettings(
+            root=Path(config.config_file_path).parent,
+            site_name=config.site_name,
+            site_url=config.site_url or None,
+            repo_url=config.repo_url or None,
+            edit_uri_template=str(config.edit_uri_template or DEFAULT_EDIT_URI_TEMPLATE),  # a UserString
+        )
         try:
             self.content, corpus = build_site_content(
                 Path(options.terms_dir),
@@ -88,15 +101,12 @@ class GlossaryAdapter:
             raise Abort(f"{n} error{'s' if n != 1 else ''} in term or measurement files; nothing was built") from None
         for diagnostic in corpus.warnings:  # --strict turns these into a failed build
             log.warning(diagnostic.format())
-        self.heads: dict[str, str] = {}
-        """Each generated page's ready <head> HTML (its JSON-LD), by source path."""
         self.rebuilt: set[str] = set()
         """URLs of the pages this build renders (all of them unless --dirty)."""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         config.nav = self.content.nav
-        if not config.repo_url:  # without a repository an edit link would be a broken relative URL
-            config.edit_uri = config.edit_uri_template = None
+        config.edit_uri = config.edit_uri_template = None  # edit links come from each page's front matter
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -107,35 +117,20 @@ class GlossaryAdapter:
         if len(changed) < len(pages):
             log.info(f"{len(changed)} of {len(pages)} glossary pages changed")
         for page in pages:
-            if page.head:
-                self.heads[page.src_uri] = page.head
             inclusion = InclusionLevel.UNDEFINED if page.in_nav else InclusionLevel.NOT_IN_NAV
-            generated = cast(
-                GlossaryFile, GlossaryFile.generated(config, page.src_uri, content=page.markdown, inclusion=inclusion)
-            )
-            generated.edit_uri = page.edit_uri
+            text = page_text(page, self.settings)
+            made = GlossaryFile.generated(config, page.src_uri, content=text, inclusion=inclusion)
+            generated = cast(GlossaryFile, made)
             generated.modified = page.src_uri in changed
             if generated.modified:  # as Page.url (and so the search index) writes it: '' for the home page
                 self.rebuilt.add("" if generated.url in (".", "./") else generated.url)
             files.append(generated)
-        for raw in self.content.files:
+        for raw in (*self.content.files, *self.content.exports):
             files.append(File.generated(config, raw.src_uri, content=raw.content))
         return files
 
-    def on_page_content(self, html: str) -> str:
-        """Every page's HTML through the allowlist sanitiser (cudagloss.site.escape), whatever made it."""
-        return clean_html(html)
-
-    def on_post_page(self, output: str, page: Page) -> str:
-        """A page's JSON-LD into its <head>: a script the sanitiser rightly keeps out of the body."""
-        head = self.heads.get(page.file.src_uri)
-        return output.replace("</head>", f"{head}</head>", 1) if head else output
-
     def on_post_build(self, config: MkDocsConfig) -> None:
-        """glossary.md and llms.txt at the site root (MkDocs would turn a .md file into a page),
-        then the whole search index, and this build becomes the one the next compares with."""
-        for exported in self.content.exports:
-            write_text_atomic(Path(config.site_dir) / exported.src_uri, exported.content)
+        """The whole search index, and this build becomes the one the next compares with."""
         compat.keep_search_entries(config, self.rebuilt)
         MEMORY.completed()
 

@@ -114,7 +114,8 @@ def ident(value: str) -> Markup:
 
 
 def json_ld(data: dict[str, Any]) -> str:
-    """A JSON-LD script block that no string in it can close early or turn into markup."""
+    """JSON-LD for a <script> element that no string in it can close early or turn into
+    markup: no <, > or & at all (overrides/main.html writes it between the script tags)."""
     body = json.dumps(data, ensure_ascii=False)
     for char, code_point in (
         ("<", "\\u003c"),
@@ -124,7 +125,7 @@ def json_ld(data: dict[str, Any]) -> str:
         ("\u2029", "\\u2029"),
     ):
         body = body.replace(char, code_point)
-    return f'<script type="application/ld+json">{body}</script>'
+    return body
 
 
 # What the page templates, Python-Markdown (tables, admonitions, toc, details, highlight)

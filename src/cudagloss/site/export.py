@@ -1,4 +1,4 @@
-"""Export stage: the whole glossary as one Markdown file, and an llms.txt index of it.
+"""Export stage: the whole glossary as one Markdown file (llms-full.txt), and an llms.txt index of it.
 
 Both are for reading outside the site (an offline copy, a language model, a diff in
 review), so they carry what a page carries (definitions, bodies with their measured
@@ -25,7 +25,10 @@ from cudagloss.site.renderer import Renderer
 from cudagloss.site.views import Glossary, LlmsExperiment, LlmsSection, LlmsTerm, LlmsTxt, TermPage
 from cudagloss.text.markdown import link_scheme, plain_text
 
-GLOSSARY_MD = "glossary.md"
+FULL_TXT = "llms-full.txt"
+"""The whole glossary as one Markdown file: the llms.txt convention's name for the full text,
+and a name no builder turns into a page (a .md file would be), so every builder publishes it
+as it is, at the site's root, and `cudagloss export` writes the same bytes."""
 LLMS_TXT = "llms.txt"
 
 _INLINE_TARGET = re.compile(r"(\]\(\s*<?)([^()\s<>]+)")
@@ -99,12 +102,12 @@ class Exporter:
             LlmsExperiment(record.id, self.site_href(measurement_src_uri(record.id)), record.purpose)
             for record in (corpus.measurements or [])
         )
-        glossary_href = Markup(self.base + GLOSSARY_MD)
+        glossary_href = Markup(self.base + FULL_TXT)
         view = LlmsTxt(self.renderer.site_name, len(corpus), glossary_href, sections, experiments)
         return render(self.env, "llms.txt.j2", view)
 
     def files(self) -> list[GeneratedFile]:
-        return [GeneratedFile(GLOSSARY_MD, self.glossary_markdown()), GeneratedFile(LLMS_TXT, self.llms_txt())]
+        return [GeneratedFile(FULL_TXT, self.glossary_markdown()), GeneratedFile(LLMS_TXT, self.llms_txt())]
 
 
 def export_files(

@@ -17,8 +17,10 @@ class GeneratedPage:
     edit_uri: str | None = None
     in_nav: bool = True
     """False for term pages: the sidebar lists sections, never every term."""
-    head: str = ""
-    """Ready HTML for the page's <head> (its JSON-LD), kept out of the sanitised body."""
+    json_ld: str = ""
+    """The page's schema.org JSON-LD, already safe inside a <script> element (escape.json_ld):
+    it travels in the page's front matter and overrides/main.html puts it into <head>, out of
+    the sanitised body, whichever builder builds the page."""
 
 
 @dataclass(frozen=True)
@@ -37,4 +39,4 @@ class SiteContent:
     nav: list[dict[str, Any]] = field(default_factory=list)
     files: list[GeneratedFile] = field(default_factory=list)
     exports: list[GeneratedFile] = field(default_factory=list)
-    """Files written into the built site as they are, outside MkDocs' pages (glossary.md, llms.txt)."""
+    """Files published at the site's root as they are (llms.txt, llms-full.txt, glossary.json)."""

@@ -1,10 +1,12 @@
 """Render stage: the corpus to the Markdown pages of the site, through templates/.
 
-Pages are generated in memory (the MkDocs adapter, cudagloss.mkdocs, hands them to MkDocs); nothing is written to
-the repository. Each page is a template rendered with a view (site/views.py) built here:
+Pages are generated in memory: `cudagloss render` writes them as a plain docs tree
+(site/tree.py) and the live preview (cudagloss.mkdocs) hands the same texts to MkDocs;
+nothing is written into the repository. Each page is a template rendered with a view
+(site/views.py) built here:
 bodies are prepared once (directives expanded, raw HTML shown as text, other terms
 auto-linked), as backlinks need all of them. The page's HTML is sanitised once more by the
-MkDocs adapter (`escape.clean_html`).
+builder's Markdown conversion (`cudagloss.site.sanitise`, listed in the configuration).
 """
 
 from __future__ import annotations
@@ -166,8 +168,8 @@ class Renderer:
     def term_page(self, slug: str) -> GeneratedPage:
         t = self.corpus[slug]
         markdown = self.render("term.md.j2", self.term_view(slug))
-        head = escape.json_ld(term_json_ld(t, self.site_name, self.site_url))
-        return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False, head=head)
+        json_ld = escape.json_ld(term_json_ld(t, self.site_name, self.site_url))
+        return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False, json_ld=json_ld)
 
     def term_view(self, slug: str) -> TermPage:
         """What a template needs to show one term, with links relative to its page; made
@@ -233,8 +235,8 @@ class Renderer:
             for s in self.corpus.sections
         )
         markdown = self.render("index.md.j2", IndexPage(self.site_name, sections, letters, len(self.corpus)))
-        head = escape.json_ld(term_set_json_ld(self.corpus, self.site_name, self.site_url))
-        return GeneratedPage(INDEX, markdown, None, head=head)
+        json_ld = escape.json_ld(term_set_json_ld(self.corpus, self.site_name, self.site_url))
+        return GeneratedPage(INDEX, markdown, None, json_ld=json_ld)
 
     def section_page(self, slug: str) -> GeneratedPage:
         section = self.corpus.section(slug)

@@ -1,0 +1,68 @@
+"""`cudagloss render --out DIR`: the site as a plain docs tree that any builder builds.
+
+The tree (cudagloss.site.tree) holds every page as Markdown, the static files and a
+generated mkdocs.yml that MkDocs + Material and Zensical both read, so the glossary does not
+depend on MkDocs' hooks to be built. The settings come from the repository's mkdocs.yml
+(the live preview's configuration); --site-url and --repo-url override its two variables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+
+from cudagloss.errors import ExitCode, UsageError, display_path
+from cudagloss.model.urls import url_problem
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    from cudagloss.files.folder import replace_folder
+    from cudagloss.site.build import build_site_content
+    from cudagloss.site.settings import read_settings
+    from cudagloss.site.tree import tree_files
+
+    config = Path(args.config)
+    settings = read_settings(config)
+    settings = dataclasses.replace(
+        settings,
+        site_url=settings.site_url if args.site_url is None else args.site_url or None,
+        repo_url=settings.repo_url if args.repo_url is None else args.repo_url or None,
+    )
+    for name, address in (("site URL", settings.site_url), ("repository URL", settings.repo_url)):
+        if address and (problem := url_problem(address)):
+            raise UsageError(f"the {name} {address!r} is not one a reader may be sent to: {problem}")
+    for folder in (settings.terms_dir, settings.templates_dir):
+        if not folder.is_dir():
+            raise UsageError(f"no folder {display_path(folder)} (named in {display_path(config)})")
+    content, corpus = build_site_content(
+        settings.terms_dir,
+        settings.templates_dir,
+        repo_root=settings.root,
+        site_name=settings.site_name,
+        site_url=settings.site_url,
+        measurements_dir=settings.measurements_dir,
+        repo_url=settings.repo_url,
+    )
+    if corpus.warnings:
+        from cudagloss.commands.check import print_diagnostics
+
+        print_diagnostics(corpus.warnings, "text")
+        if args.strict:
+            return ExitCode.FAILED
+    out = Path(args.out)
+    count = replace_folder(out, tree_files(content, settings))
+    print(f"wrote {count} files into {display_path(out)}: build it with `mkdocs build` or `zensical build` there")
+    return ExitCode.OK
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    render = sub.add_parser(
+        "render", help="write the site as a plain docs tree (pages, static files, mkdocs.yml) for any builder"
+    )
+    render.add_argument("--out", default="build/site-tree", help="folder to write (default: build/site-tree)")
+    render.add_argument("--config", default="mkdocs.yml", help="the site's settings (default: mkdocs.yml)")
+    render.add_argument("--site-url", help="the published address (default: site_url in the config)")
+    render.add_argument("--repo-url", help="the repository's address, for edit links (default: repo_url)")
+    render.add_argument("--strict", action="store_true", help="write nothing when there are warnings")
+    render.set_defaults(run=run)

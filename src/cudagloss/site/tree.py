@@ -1,0 +1,114 @@
+"""The plain docs tree: what any builder needs to build the site, with no hooks.
+
+`cudagloss render --out DIR` writes DIR/docs (every generated page as Markdown with a front
+matter, the static files, the raw measurement JSON and the files published at the root),
+DIR/overrides (the theme overrides) and DIR/mkdocs.yml, a configuration that uses only
+what MkDocs + Material and Zensical both read. The live preview (cudagloss.mkdocs) hands
+MkDocs the same page texts, so both paths build the same pages.
+
+Two things a page needs beyond Markdown travel in its front matter, read by overrides/:
+`json_ld` (the page's JSON-LD, already safe inside <script>, put into <head>) and
+`edit_url` (the term file a reader edits, shown as the page's edit button).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cudagloss.site.output import GeneratedPage, SiteContent
+from cudagloss.site.sanitise import NAME as SANITISER
+from cudagloss.site.settings import SiteSettings
+
+DOCS = "docs"
+OVERRIDES = "overrides"
+CONFIG = "mkdocs.yml"
+NOT_IN_NAV = ("/terms/", "/measurements/*.md", "!/measurements/index.md")
+"""Pages reached from the home, section and measurement pages, never from the sidebar."""
+_HEADER = (
+    "# Written by `cudagloss render`; every run replaces this folder. Edit the repository's\n"
+    "# mkdocs.yml, terms/ and templates/ instead. MkDocs + Material and Zensical both build it.\n"
+)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings as literal blocks, as a person would write them."""
+
+
+_Dumper.add_representer(
+    str,
+    lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None),
+)
+
+
+def _dump(data: Any) -> str:
+    return yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=1 << 30, default_flow_style=False)
+
+
+def page_text(page: GeneratedPage, settings: SiteSettings) -> str:
+    """A page's Markdown with its front matter, as both the preview and the tree hand it over."""
+    meta: dict[str, str] = {}
+    if page.json_ld:
+        meta["json_ld"] = page.json_ld
+    edit = settings.edit_url(page.edit_uri)
+    if edit:
+        meta["edit_url"] = edit
+    if not meta:
+        return page.markdown
+    if page.markdown.startswith("---\n") and (end := page.markdown.find("\n---\n", 3)) != -1:
+        # the template wrote a front matter of its own (search boost, say): ours joins it
+        return f"{page.markdown[: end + 1]}{_dump(meta)}{page.markdown[end + 1 :]}"
+    return f"---\n{_dump(meta)}---\n\n{page.markdown}"
+
+
+def with_sanitiser(extensions: tuple[Any, ...]) -> list[Any]:
+    """The Markdown extensions, with the page sanitiser (cudagloss.site.sanitise) last."""
+    named = [e for e in extensions if (next(iter(e)) if isinstance(e, dict) else e) != SANITISER]
+    return [*named, SANITISER]
+
+
+def builder_config(settings: SiteSettings, nav: list[dict[str, Any]]) -> str:
+    """The tree's mkdocs.yml: the site's settings, its navigation (sections, not terms), the
+    theme overrides, and the extensions, the sanitiser among them."""
+    config: dict[str, Any] = {"site_name": settings.site_name, **settings.shared}
+    if settings.site_url:
+        config["site_url"] = settings.site_url
+    if settings.repo_url:
+        config["repo_url"] = settings.repo_url
+    config["edit_uri"] = ""  # edit links come from each page's front matter (overrides/partials/actions.html)
+    config["docs_dir"] = DOCS
+    config["theme"] = {**settings.theme, **({"custom_dir": OVERRIDES} if settings.custom_dir else {})}
+    if settings.extra_css:
+        config["extra_css"] = list(settings.extra_css)
+    config["markdown_extensions"] = with_sanitiser(settings.markdown_extensions)
+    config["plugins"] = ["search"]
+    config["nav"] = nav
+    config["not_in_nav"] = "\n".join(NOT_IN_NAV) + "\n"
+    return _HEADER + _dump(config)
+
+
+def _copied(folder: Path, under: str) -> Iterator[tuple[str, bytes]]:
+    """The regular files of a folder of the repository (a link is not followed out of it)."""
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink() and not any(p.is_symlink() for p in path.parents):
+            yield f"{under}/{path.relative_to(folder).as_posix()}", path.read_bytes()
+
+
+def tree_files(content: SiteContent, settings: SiteSettings) -> Iterator[tuple[str, bytes]]:
+    """Every file of the tree, as (path inside it, bytes)."""
+    yield CONFIG, builder_config(settings, content.nav).encode()
+    generated = {page.src_uri for page in content.pages} | {f.src_uri for f in (*content.files, *content.exports)}
+    for path, data in _copied(settings.docs_dir, DOCS):
+        if path.removeprefix(f"{DOCS}/") not in generated:  # a generated page wins over a stray copy
+            yield path, data
+    if settings.custom_dir is not None:
+        yield from _copied(settings.custom_dir, OVERRIDES)
+    for page in content.pages:
+        yield f"{DOCS}/{page.src_uri}", page_text(page, settings).encode()
+    for file in (*content.files, *content.exports):
+        yield f"{DOCS}/{file.src_uri}", file.content.encode()
