@@ -1,36 +1,61 @@
 # The CUDA glossary. `make help` lists the targets.
-# Site and test tools live in .venv (created on first use from requirements.lock);
-# `make verify` uses the GPU node's own python3, which may have no registry to install from.
+# Tools live in .venv, created on first use: an author's targets install requirements-author.lock
+# (the site, the link checker), the developer's targets (test, lint, schema, bench) the superset
+# requirements.lock. `make verify` uses the GPU node's own python3, which may have no registry.
 
-PYTHON ?= python3
-VENV   := .venv
-BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
-TERMS  ?= terms
-export NO_MKDOCS_2_WARNING := 1
+PYTHON  ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+AUTHOR  := $(VENV)/.installed-author
+STAMP   := $(VENV)/.installed
+TERMS   ?= terms
+PORT    ?= 8000
+TREE    ?= build/site-tree
+BUILDER ?= mkdocs
+PIP     := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build check new export test lint schema verify links bench bench-tools bench-links clean
+.PHONY: help venv serve build render check new export test lint schema verify links byline bench bench-tools bench-links clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-$(STAMP): requirements.lock pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+$(AUTHOR): requirements-author.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) -r requirements-author.lock
+	$(PIP) --no-deps -e .
 	@touch $@
 
-venv: $(STAMP) ## create .venv with the pinned dependencies
+$(STAMP): requirements.lock requirements-author.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) -r requirements.lock
+	$(PIP) --no-deps -e .
+	@touch $@ $(AUTHOR)
 
-serve: $(STAMP) ## build and serve the site on 127.0.0.1:8000; an edit to terms/, templates/, measurements/ rebuilds the pages it changes
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000 --livereload --dirty
+venv: $(STAMP) ## create .venv with every pinned dependency (tests, lint, Zensical); authors' targets need less
 
-build: $(STAMP) ## check the terms, then build the site into site/ (mkdocs build --strict)
-	$(BIN)/mkdocs build --strict --site-dir site
+serve: export CUDAGLOSS_PORT := $(value PORT)
+serve: $(AUTHOR) ## preview the site on 127.0.0.1:8000 (PORT=8001 for another); a saved edit rebuilds the pages it changes
+	$(BIN)/cudagloss serve --port "$$CUDAGLOSS_PORT"
+
+render: export CUDAGLOSS_TREE := $(value TREE)
+render: $(AUTHOR) ## write the site as a plain docs tree into build/site-tree (TREE=folder): pages, static files, mkdocs.yml
+	$(BIN)/cudagloss render --strict --out "$$CUDAGLOSS_TREE"
+
+# The published site is built from the plain tree, by MkDocs + Material (the default) or by
+# Zensical (BUILDER=zensical; installed by make venv). make serve is the live preview only.
+build: export CUDAGLOSS_TREE := $(value TREE)
+build: render ## check the terms, render the tree, build the site into site/ (BUILDER=zensical to use Zensical)
+ifeq ($(BUILDER),zensical)
+	$(MAKE) --no-print-directory $(STAMP)
+	cd "$$CUDAGLOSS_TREE" && "$(CURDIR)/$(BIN)/zensical" build --strict --clean
+	rm -rf site && cp -r "$$CUDAGLOSS_TREE/site" site
+else
+	$(BIN)/mkdocs build --strict --config-file "$$CUDAGLOSS_TREE/mkdocs.yml" --site-dir "$(CURDIR)/site"
+endif
 
 check: export CUDAGLOSS_TERMS := $(value TERMS)
-check: $(STAMP) ## report every mistake in the term and measurement files as path:line:col (TERMS=folder to check another)
+check: $(AUTHOR) ## report every mistake in the term and measurement files as path:line:col (TERMS=folder to check another)
 	$(BIN)/cudagloss check --strict "$$CUDAGLOSS_TERMS"
 
 # The name, section and folder reach cudagloss in the environment as the text typed: never
@@ -45,17 +70,27 @@ endif
 ifeq ($(origin TERMS),command line)
 unexport TERMS
 endif
+ifeq ($(origin SLUG),command line)
+unexport SLUG
+endif
+ifeq ($(origin PORT),command line)
+unexport PORT
+endif
+ifeq ($(origin TREE),command line)
+unexport TREE
+endif
 new: NEW_TERM_ORIGIN := $(origin TERM)
 new: export CUDAGLOSS_NEW_TERM := $(value TERM)
 new: export CUDAGLOSS_NEW_SECTION := $(value SECTION)
 new: export CUDAGLOSS_NEW_TERMS := $(value TERMS)
-new: $(STAMP) ## write terms/<slug>.yaml for a new term: make new TERM="Fat binary" [SECTION=slug]
+new: export CUDAGLOSS_NEW_SLUG := $(value SLUG)
+new: $(AUTHOR) ## write terms/<slug>.yaml for a new term: make new TERM="Fat binary" [SECTION=slug] [SLUG=fatbin]
 	@# TERM is also the terminal's type in the environment: only a TERM given to make counts.
-	@test "$(NEW_TERM_ORIGIN)" = "command line" || { echo 'usage: make new TERM="Fat binary" [SECTION=compilation]' >&2; exit 2; }
+	@test "$(NEW_TERM_ORIGIN)" = "command line" || { echo 'usage: make new TERM="Fat binary" [SECTION=compilation] [SLUG=fat-binary]' >&2; exit 2; }
 	$(BIN)/cudagloss new --from-env
 
 export: export CUDAGLOSS_TERMS := $(value TERMS)
-export: $(STAMP) ## write the whole glossary as export/glossary.md and export/llms.txt (the site publishes both too)
+export: $(AUTHOR) ## write the whole glossary as export/llms-full.txt (Markdown), export/llms.txt and export/glossary.json (the site publishes the same)
 	$(BIN)/cudagloss export "$$CUDAGLOSS_TERMS" --out export
 
 test: $(STAMP) ## run the test suite
@@ -72,8 +107,12 @@ verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=i
 	PYTHONPATH=src:. $(PYTHON) -m verifier $(if $(EXPERIMENT),--experiment $(EXPERIMENT)) $(ARGS)
 
 links: export CUDAGLOSS_TERMS := $(value TERMS)
-links: $(STAMP) ## check every source URL, stamp reachable ones in the terms (ARGS=--force, --format json, --no-stamp)
+links: $(AUTHOR) ## check every source URL, stamp reachable ones in the terms (ARGS=--force, --format json, --no-stamp)
 	$(BIN)/cudagloss links "$$CUDAGLOSS_TERMS" $(ARGS)
+
+byline: export CUDAGLOSS_TERMS := $(value TERMS)
+byline: $(AUTHOR) ## fill pending byline fields (written by, reviewed by, dates) from git history alone, offline
+	$(BIN)/cudagloss byline "$$CUDAGLOSS_TERMS"
 
 # The other link checkers the benchmark compares against, kept out of .venv. Either may fail
 # to install (no npm here, say): the benchmark then reports that tool as not installed.
@@ -91,6 +130,7 @@ bench-tools: ## install LinkChecker (PyPI) and linkinator (npm) into bench/.tool
 bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only where there is a GPU) and write bench/RESULTS.md
 	$(BIN)/python bench/links.py
 	$(BIN)/python bench/build.py
+	$(BIN)/python bench/builders.py
 	$(BIN)/python bench/byline.py
 	$(BIN)/python bench/serve.py
 	PYTHONPATH=src:. $(PYTHON) bench/verify.py || test $$? -eq 3
@@ -99,5 +139,5 @@ bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only wh
 bench-links: $(STAMP) bench-tools ## our link checker against LinkChecker and linkinator on 1,000 local URLs (ARGS=--urls N)
 	$(BIN)/python bench/links.py $(ARGS)
 
-clean: ## remove the built site and caches
-	rm -rf site export .pytest_cache .mypy_cache .ruff_cache
+clean: ## remove the built site, the rendered tree and caches
+	rm -rf site build export .pytest_cache .mypy_cache .ruff_cache

@@ -93,7 +93,7 @@ def main() -> int:
             return int(ExitCode.NO_GPU)
         runs[how] = data
     exec_run, fork_run = runs["exec"], runs["fork"]
-    print(f"make verify --all, {args.repeats} fresh-process repeats per timing")
+    print(f"make verify ARGS=--all, {args.repeats} fresh-process repeats per timing")
     print(f"{'experiment':<18} {'exec s':>8} {'fork s':>8} {'fork÷exec':>10} {'processes':>10}")
     for name, f in fork_run["experiments"].items():
         e = exec_run["experiments"][name]
@@ -132,9 +132,9 @@ def main() -> int:
     save(
         "verify",
         [
-            row("make verify --all, exec'd processes", f"{exec_run['total_s']:.1f} s"),
+            row("make verify ARGS=--all, exec'd processes", f"{exec_run['total_s']:.1f} s"),
             row(
-                "make verify --all, zygote processes (default)",
+                "make verify ARGS=--all, zygote processes (default)",
                 f"{fork_run['total_s']:.1f} s ({ratio:.2f}× exec)",
                 f"< {TARGET_S:g} s",
                 met,

@@ -30,7 +30,7 @@ def _adapter() -> GlossaryAdapter:
 
 
 def on_startup(command: str, dirty: bool) -> None:
-    adapter.on_startup(dirty)
+    adapter.on_startup(dirty, serving=command == "serve")
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:

@@ -221,5 +221,5 @@ def write(new: Measurement, folder: Path, rerun: Rerun) -> Path:
 
 
 def report_json(reruns: list[Rerun]) -> str:
-    """`make verify --format json`: every experiment's report and the rule its timings were judged by."""
+    """`make verify ARGS="--format json"`: every experiment's report and the rule its timings were judged by."""
     return json.dumps({"timing_rule": RULE, "experiments": [r.to_dict() for r in reruns]}, indent=2, ensure_ascii=False)

@@ -8,7 +8,7 @@ import random
 import re
 from collections.abc import Callable
 
-import markdown  # type: ignore[import-untyped]
+import markdown
 import pytest
 
 from conftest import ROOT

@@ -22,7 +22,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import markdown  # type: ignore[import-untyped]
+import markdown
 import pytest
 import yaml
 

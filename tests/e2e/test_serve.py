@@ -42,8 +42,8 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
     port = _free_port()
     log = (tmp_path / "serve.log").open("w", encoding="utf-8")
-    server = subprocess.Popen(  # what `make serve` runs
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}", "--livereload", "--dirty"],
+    server = subprocess.Popen(  # what `make serve PORT=...` runs
+        [sys.executable, "-m", "cudagloss", "serve", "--port", str(port)],
         cwd=tmp_path,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -129,6 +129,11 @@ def test_serve_recovers_from_a_broken_term_with_every_page_and_search_entry(serv
     while "no section 'no-such-section-" not in (root / "serve.log").read_text(encoding="utf-8"):
         assert time.monotonic() < deadline, "the broken term was not reported"
         time.sleep(0.2)
+    # The browser shows the diagnostics on the page it was on, and on every other (no hang, no stale page).
+    _wait_for(lambda text: "The glossary cannot be built" in text, base + "terms/nvrtc/")
+    for page in ("terms/nvrtc/", "", "terms/ptx/", "sections/compilation/"):
+        shown = _get(base + page)
+        assert "terms/nvrtc.yaml:7:10: section: no section 'no-such-section-compilation'" in shown, page
     term.write_text(good.replace("body: |\n  ", "body: |\n  Fixed again. ", 1), encoding="utf-8")
     _wait_for(lambda text: "Fixed again." in text, base + "terms/nvrtc/")
     _wait_for(lambda text: "Fixed again." in text, base + "search/search_index.json")

@@ -669,11 +669,12 @@ def make_copy(tmp_path: Path) -> tuple[Path, list[str]]:
         pytest.skip("needs make and the cudagloss command beside this python")
     root = tmp_path / "repo"
     (root / "terms").mkdir(parents=True)
-    for name in ("Makefile", "requirements.lock", "pyproject.toml"):
+    for name in ("Makefile", "pyproject.toml", *(p.name for p in ROOT.glob("requirements*.lock"))):
         shutil.copy2(ROOT / name, root / name)
     shutil.copy(ROOT / "terms" / "_sections.yaml", root / "terms")
     shutil.copy(ROOT / "terms" / "ptx.yaml", root / "terms")
-    return root, ["make", "--no-print-directory", "-o", ".venv/.installed", f"BIN={Path(sys.executable).parent}"]
+    installed = [f"-o{stamp}" for stamp in (".venv/.installed", ".venv/.installed-author")]  # never install here
+    return root, ["make", "--no-print-directory", *installed, f"BIN={Path(sys.executable).parent}"]
 
 
 def test_make_new_passes_the_name_literally_and_never_runs_it(make_copy: tuple[Path, list[str]]) -> None:
@@ -694,6 +695,8 @@ def test_make_new_passes_the_name_literally_and_never_runs_it(make_copy: tuple[P
         f"SECTION=$(shell touch {pwned}-s)",
         f"SECTION=x; touch {pwned}-s2",
         f"TERMS=$(shell touch {pwned}-t)",
+        f"SLUG=$(shell touch {pwned}-slug)",
+        f"SLUG=x; touch {pwned}-slug2",
     ):
         start("Plain name", "TERM=Plain name", other)
     import yaml
@@ -711,6 +714,8 @@ def test_make_new_passes_the_name_literally_and_never_runs_it(make_copy: tuple[P
     assert not list(root.parent.glob("pwned*")), "a name ran as code"
     assert len(made) == len(HOSTILE_NAMES)
     assert subprocess.run([*make, "new"], cwd=root, capture_output=True).returncode == 2  # TERM only from env
+    chosen = subprocess.run([*make, "new", "TERM=Chosen slug", "SLUG=my-own-slug"], cwd=root, capture_output=True)
+    assert chosen.returncode == 0 and (root / "terms" / "my-own-slug.yaml").is_file(), chosen.stderr
 
 
 REFUSED_SLUGS = ["../x", "/tmp/x", "a/b", "x\n", "A", "x.yaml", "-x", "x-", "a" * 101, "x\x00", ".", "é"]
@@ -758,7 +763,7 @@ def test_new_spells_accented_and_folded_letters_in_ascii_or_asks_for_a_slug(tmp_
     assert {name: slugify(name) for name in SLUGS} == SLUGS
     for name in ASK_FOR_A_SLUG:
         assert slugify(name) == "", name
-        with pytest.raises(GlossaryError, match="pass --slug"):
+        with pytest.raises(GlossaryError, match="choose the slug"):
             new_term(name, terms)
     assert new_term("Ωmega", terms, slug="omega") == terms / "omega.yaml"
     run = cudagloss(tmp_path, "new", "ß")

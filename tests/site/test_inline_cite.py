@@ -12,7 +12,7 @@ import datetime as dt
 import shutil
 from pathlib import Path
 
-import markdown  # type: ignore[import-untyped]
+import markdown
 import pytest
 
 from conftest import FIXTURES, ROOT

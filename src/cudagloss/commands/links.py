@@ -8,6 +8,7 @@ stops it like Ctrl-C but stamps nothing more, and exits with ExitCode.TERMINATED
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 import threading
@@ -23,18 +24,10 @@ HELP = "check every source URL and stamp the terms (see `links -h`)"
 def main(argv: Sequence[str]) -> ExitCode:
     """Parse argv (what follows `links`) and run; GlossaryError, for terms that cannot be
     read, is left to the command line's boundary."""
-    from cudagloss.links.checker import CheckerOptions  # httpx only for this verb
-    from cudagloss.links.run import run
+    from cudagloss.links.run import run  # httpx only for this verb
 
-    parser = argparse.ArgumentParser(prog="cudagloss links", description="Check every source URL and stamp the terms.")
-    parser.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
-    parser.add_argument("--max-age", type=float, default=3.0, help="skip URLs found reachable this many days ago")
-    parser.add_argument("--force", action="store_true", help="check every URL, however recently checked")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--no-stamp", action="store_true", help="report only; change no file")
-    parser.add_argument("--timeout", type=float, default=CheckerOptions.total_timeout, help="seconds per URL")
-    args = parser.parse_args(argv)
-    with _sigterm_stops() as terminated:
+    args = build_parser().parse_args(argv)
+    with sigterm_stops() as terminated:
         try:
             return run(
                 Path(args.terms),
@@ -52,8 +45,52 @@ def main(argv: Sequence[str]) -> ExitCode:
             return ExitCode.TERMINATED
 
 
+def _seconds(text: str) -> float:
+    """A timeout: a finite number of seconds over 0 (nan, inf or -1 would never end or never start)."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds over 0")
+    return value
+
+
+def _days(text: str) -> float:
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days (0 or more)")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from cudagloss.links.checker import CheckerOptions
+
+    timeout = CheckerOptions.total_timeout
+    parser = argparse.ArgumentParser(prog="cudagloss links", description="Check every source URL and stamp the terms.")
+    parser.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
+    parser.add_argument("--max-age", type=_days, default=3.0, help="skip URLs found reachable this many days ago")
+    parser.add_argument("--force", action="store_true", help="check every URL, however recently checked")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--no-stamp", action="store_true", help="report only; change no file")
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=timeout,
+        help=f"seconds per URL (default: {timeout:g}); whether there is a network at all is decided apart from it",
+    )
+    return parser
+
+
 @contextmanager
-def _sigterm_stops() -> Iterator[list[int]]:
+def sigterm_stops() -> Iterator[list[int]]:
     """SIGTERM stops the run like Ctrl-C, but stamps nothing more: its handler raises
     KeyboardInterrupt, which never splits a file write (the writer holds signals until its
     temporary is gone). The list is non-empty once it came."""

@@ -1,13 +1,13 @@
 """The command line, `cudagloss <verb>`, and its one error boundary.
 
-Each verb is a module here (check, new, values, export, schema, links) that adds its
-parser and returns an ExitCode; none prints a GlossaryError itself. The boundary below
-does: every diagnostic as `path:line:col: message` with a hint (or, for `check --format
-github`, as annotations), and ExitCode.FAILED (USAGE for `links`, which cannot start from
-terms with mistakes). A file that cannot be written (disk full, no permission, read-only
-file system) is one line and ExitCode.WRITE; Ctrl-C is ExitCode.INTERRUPTED; a reader that
-left the pipe (`cudagloss values | head`) is no error. Nothing else is caught: a traceback
-means a bug, never a user's mistake.
+Each verb is a module here (check, new, values, export, schema, links, byline, render,
+serve) that adds its parser and returns an ExitCode; none prints a GlossaryError itself.
+The boundary below does: every diagnostic as `path:line:col: message` with a hint (or, for
+`check --format github`, as annotations), and ExitCode.FAILED (USAGE for `links` and
+`byline`, which cannot start from terms with mistakes). A file that cannot be written (disk
+full, no permission, read-only file system) is one line and ExitCode.WRITE; Ctrl-C is
+ExitCode.INTERRUPTED; a reader that left the pipe (`cudagloss values | head`) is no error.
+Nothing else is caught: a traceback means a bug, never a user's mistake.
 """
 
 from __future__ import annotations
@@ -18,17 +18,21 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from cudagloss.commands import check, export, links, new, schema, values
+from cudagloss.commands import byline, check, export, links, new, render, schema, serve, values
 from cudagloss.errors import ExitCode, GlossaryError, UsageError, complain
 from cudagloss.files.atomic import WriteFailed
 
 _NO_ROOM_OR_RIGHT = (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS)
+CANNOT_START_FROM_MISTAKES = ("byline",)
+"""Verbs that write into the terms, so terms with mistakes are input they cannot start
+from: ExitCode.USAGE, as for `links`."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cudagloss", description="Tools for the CUDA glossary.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for verb in (check, new, values, export, schema):
+    verbs = (check, new, values, export, schema, byline, render, serve)
+    for verb in verbs:
         verb.add_parser(sub)
     # listed for `cudagloss -h` only: main hands everything after "links" to its own parser
     sub.add_parser("links", help=links.HELP, add_help=False)
@@ -40,7 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["links"]:  # links parses the rest itself: `links -h`, options before the folder
         return _boundary("links", lambda: links.main(argv[1:]), unusable=ExitCode.USAGE)
     args = build_parser().parse_args(argv)
-    return _boundary(args.command, lambda: args.run(args), form=getattr(args, "format", "text"))
+    unusable = ExitCode.USAGE if args.command in CANNOT_START_FROM_MISTAKES else ExitCode.FAILED
+    return _boundary(args.command, lambda: args.run(args), unusable=unusable, form=getattr(args, "format", "text"))
 
 
 def _boundary(

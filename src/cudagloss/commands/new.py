@@ -24,7 +24,8 @@ import yaml
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, complain, did_you_mean, display_path
 from cudagloss.files.atomic import create_text_exclusive
 from cudagloss.load.terms import MODELINE_PREFIX, SCHEMA_NAME, load_sections, load_term, term_files
-from cudagloss.model.term import SLUG_PATTERN
+from cudagloss.model.term import is_slug
+from cudagloss.text.skeleton import skeleton
 
 
 def slugify(name: str) -> str:
@@ -83,7 +84,7 @@ sources: []
 measurements: []
 #  - experiment: ptx-jit  # `make verify ARGS=--list` lists them
 #    note: Why this page cites it.
-byline:  # filled from git history by `make links`; a value set by hand is kept
+byline:  # filled from git history by `make byline` (offline) or `make links`; a value set by hand is kept
   written_by: pending
   reviewed_by: pending
   written_on: pending
@@ -103,8 +104,9 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
     """Create terms/<slug>.yaml for name; GlossaryError says why not, with a hint."""
     name = unicodedata.normalize("NFC", " ".join(name.split()))
     shown_folder = display_path(terms)
-    slug = slug or slugify(name)
-    plain = bool(re.fullmatch(SLUG_PATTERN, slug)) and len(slug) <= MAX_SLUG
+    chosen_slug = slug is not None
+    slug = slugify(name) if slug is None else slug
+    plain = is_slug(slug) and len(slug) <= MAX_SLUG
     where = f"{shown_folder}/{slug if plain else '?'}.yaml"
 
     def refuse(message: str, hint: str) -> GlossaryError:
@@ -119,9 +121,12 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
     if len(name) > MAX_NAME:
         raise refuse(f"the name is {len(name)} characters long", f"a term's name has at most {MAX_NAME}")
     if not plain:
+        rule = f"lower-case letters and digits, words joined by single dashes, at most {MAX_SLUG} characters"
+        if chosen_slug:
+            raise refuse(f"--slug {slug[:MAX_SLUG]!r} is not a valid slug", f"a slug is {rule}, e.g. fat-binary")
         raise refuse(
             f"{slug[:MAX_SLUG]!r} is not a valid slug" if slug else "the name's letters spell no file name in ASCII",
-            f"pass --slug with lower-case letters, digits and dashes (at most {MAX_SLUG}), e.g. --slug fat-binary",
+            f"choose the slug, {rule}: --slug fat-binary (make new ... SLUG=fat-binary)",
         )
     sections_file, _, diags = load_sections(terms)
     if sections_file is None:
@@ -133,8 +138,14 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
             f"unknown section {chosen[:MAX_SLUG]!r}{did_you_mean(chosen, known)}", f"sections: {', '.join(known)}"
         )
     path = terms / f"{slug}.yaml"
-    if path.exists():
-        raise refuse("the term already exists; nothing was changed", f"edit {where}, or pass --slug for another file")
+    if os.path.lexists(path):
+        raise refuse(
+            "the term already exists; nothing was changed",
+            f"edit {where}, or choose another slug (--slug, or SLUG= for make new)",
+        )
+    taken = _slug_taken(slug, terms)
+    if taken is not None:
+        raise refuse(taken, "choose another slug (--slug, or SLUG= for make new)")
     wanted = name.casefold()
     for other in term_files(terms):
         loaded, _ = load_term(other)
@@ -153,13 +164,25 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
     return path
 
 
-NEW_FROM_ENV = ("CUDAGLOSS_NEW_TERM", "CUDAGLOSS_NEW_SECTION", "CUDAGLOSS_NEW_TERMS")
-"""Where `new --from-env` finds the name, section and folder: `make new` hands them over in
-the environment, so a name is never text that a shell (or make) could run."""
+def _slug_taken(slug: str, terms: Path) -> str | None:
+    """Why another term has slug already (as its file name under another suffix, or one that
+    looks like it, which `check` refuses), or None."""
+    for other in term_files(terms):
+        if other.stem == slug:
+            return f"the slug '{slug}' is already used by {display_path(other)}"
+        if is_slug(other.stem) and skeleton(other.stem) == skeleton(slug):
+            return f"the slug '{slug}' looks like that of {display_path(other)}; a reader could not tell them apart"
+    return None
+
+
+NEW_FROM_ENV = ("CUDAGLOSS_NEW_TERM", "CUDAGLOSS_NEW_SECTION", "CUDAGLOSS_NEW_TERMS", "CUDAGLOSS_NEW_SLUG")
+"""Where `new --from-env` finds the name, section, folder and slug: `make new` hands them
+over in the environment, so a name is never text that a shell (or make) could run. An empty
+one counts as not given (make exports a variable nobody set as empty)."""
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    name, section, terms = args.name, args.section, args.terms
+    name, section, terms, slug = args.name, args.section, args.terms, args.slug
     if args.from_env:
         if name is not None:
             complain("cudagloss new", "give the name or --from-env, not both")
@@ -167,10 +190,11 @@ def run(args: argparse.Namespace) -> ExitCode:
         name = os.environ.get(NEW_FROM_ENV[0])
         section = os.environ.get(NEW_FROM_ENV[1]) or section
         terms = os.environ.get(NEW_FROM_ENV[2]) or terms
+        slug = os.environ.get(NEW_FROM_ENV[3]) or slug
     if name is None:
-        print('usage: cudagloss new "Fat binary" [--section SLUG] (or --from-env)', file=sys.stderr)
+        print('usage: cudagloss new "Fat binary" [--section SLUG] [--slug SLUG] (or --from-env)', file=sys.stderr)
         return ExitCode.USAGE
-    path = new_term(name, Path(terms), section=section, slug=args.slug)
+    path = new_term(name, Path(terms), section=section, slug=slug)
     print(f"wrote {display_path(path)}: fill it in, then run 'make check' and 'make serve'")
     return ExitCode.OK
 
@@ -183,5 +207,5 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     new.add_argument("--terms", default="terms", help="the terms folder (default: terms)")
     new.add_argument("--section", help="its section's slug (default: the first in _sections.yaml)")
-    new.add_argument("--slug", help="the file name without .yaml (default: made from the name)")
+    new.add_argument("--slug", help="the file name without .yaml, lower case with dashes (default: made from the name)")
     new.set_defaults(run=run)

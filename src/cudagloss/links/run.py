@@ -1,16 +1,19 @@
 """The run of `cudagloss links`: collect every source URL, check each once, report, and stamp the terms.
 
 Its exit statuses (ExitCode): OK nothing broken; FAILED something broken or invalid;
-OFFLINE no network here (every lookup failed): nothing is reported broken and no file
-changes; WRITE a term file could not be written (disk full, no permission): one line says
-which and why, the report is still printed, and no file is left half-written; INTERRUPTED
-(Ctrl-C): the URLs checked by then are stamped, each file written whole; TERMINATED
-(SIGTERM): stops at once, between two files, stamping nothing more. Terms that cannot be
-read raise GlossaryError (USAGE at the command line). The command itself, its options and
-its SIGTERM handler, is cudagloss.commands.links.
+OFFLINE no network here: nothing is reported broken and no file changes (whether there is
+a network is asked before any check, on a clock of its own, network.py, so --timeout cannot
+turn "offline" into timeouts; a run whose every lookup failed is offline too); WRITE a term
+file could not be written (disk full, no permission): one line says which and why, the
+report is still printed, and no file is left half-written; INTERRUPTED (Ctrl-C): the URLs
+checked by then are stamped, each file written whole; TERMINATED (SIGTERM): stops at once,
+between two files, stamping nothing more. Terms that cannot be read raise GlossaryError
+(USAGE at the command line). The command itself, its options and its SIGTERM handler, is
+cudagloss.commands.links.
 
 Stamping never loses an author's byte: see stamp.py (compare-and-swap, line breaks) and
-atomic.py (modes, links, read-only files, temporaries, signals).
+atomic.py (modes, links, read-only files, temporaries, signals); stamp_folder.py walks the
+folder, as `cudagloss byline` does without checking anything.
 """
 
 from __future__ import annotations
@@ -19,20 +22,17 @@ import asyncio
 import datetime as dt
 import hashlib
 import json
-import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from cudagloss.errors import ExitCode, shown
-from cudagloss.files.atomic import WriteFailed, remove_stale_temporaries
 from cudagloss.links.checker import CheckerOptions, LinkChecker
-from cudagloss.links.history import FileHistory, HistoryUnavailable, read_history
-from cudagloss.links.stamp import stamp_file
+from cudagloss.links.network import PROBE_SECONDS, network_answers
+from cudagloss.links.stamp_folder import FolderStamps, histories, stamp_folder
 from cudagloss.links.status import LinkResult, LinkStatus, looks_offline
 from cudagloss.load.glossary import load_glossary
-from cudagloss.load.terms import term_files
 from cudagloss.model.term import PENDING
 
 
@@ -89,55 +89,8 @@ async def _check(urls: list[str], options: CheckerOptions, results: dict[str, Li
         print(file=sys.stderr)
 
 
-def _history(terms: Path) -> dict[Path, FileHistory]:
-    """Git history of the term files by absolute path; empty (with one line saying why) when
-    there is none to trust, so bylines stay pending rather than wrong."""
-    try:
-        top = Path(
-            subprocess.run(
-                ["git", "rev-parse", "--show-toplevel"], cwd=terms, capture_output=True, text=True, check=True
-            ).stdout.strip()
-        )
-        folder = terms.resolve().relative_to(top).as_posix()
-        return {(top / path).resolve(): h for path, h in read_history(top, folder).items()}
-    except HistoryUnavailable as exc:
-        print(f"cudagloss links: bylines left pending: {exc}", file=sys.stderr)
-    except (OSError, subprocess.CalledProcessError, ValueError):
-        print("cudagloss links: bylines left pending: the terms are not in a git repository", file=sys.stderr)
-    return {}
-
-
 def _problem(result: LinkResult) -> bool:
     return result.status is not LinkStatus.OK or result.soft_404
-
-
-def _stamp_all(terms: Path, today: dt.date, results: dict[str, LinkResult], stamped_files: list[str]) -> bool:
-    """Stamp every term file; False (after one line saying why) when a write failed, which
-    stops the stamping: a full disk or a folder we may not write fails for every file."""
-    remove_stale_temporaries(terms)  # those of a run killed by SIGKILL
-    history = _history(terms)
-    reachable = {u: today for u, r in results.items() if r.status.reachable}
-    repository = terms.absolute().parent.resolve()  # where the folder is named, not where a link leads
-    for file in term_files(terms):
-        if not file.resolve().is_relative_to(repository):
-            print(f"{file}: not stamped: it links to {file.resolve()}, outside {repository}", file=sys.stderr)
-            continue
-        found = history.get(file.resolve())
-        fill = (
-            {"written_by": found.written_by, "written_on": found.written_on, "reviewed_by": found.reviewed_by}
-            if found
-            else None
-        )
-        try:
-            outcome = stamp_file(file, reachable, fill)
-        except WriteFailed as exc:
-            print(f"cudagloss links: {exc}; stopped stamping after {len(stamped_files)} files", file=sys.stderr)
-            return False
-        if outcome.changed:
-            stamped_files.append(str(file))
-        if outcome.problem:
-            print(f"{file}: not stamped: {outcome.problem}", file=sys.stderr)
-    return True
 
 
 def run(
@@ -161,6 +114,13 @@ def run(
     todo = [u for u, cs in by_url.items() if force or not fresh(u, cs, today, max_age)]
     results: dict[str, LinkResult] = {}
     interrupted = False
+    if todo and not network_answers(todo):
+        print(
+            f"cudagloss links: no network here (none of the hosts of {len(todo)} URLs answered within "
+            f"{PROBE_SECONDS:g} s); nothing was checked or changed",
+            file=sys.stderr,
+        )
+        return ExitCode.OFFLINE
     try:
         asyncio.run(_check(todo, CheckerOptions(total_timeout=timeout), results))
     except KeyboardInterrupt:
@@ -176,16 +136,20 @@ def run(
             file=sys.stderr,
         )
         return ExitCode.OFFLINE
-    stamped_files: list[str] = []
-    write_failed = False
+    done = FolderStamps()
     if stamp:
+        reachable = {u: today for u, r in results.items() if r.status.reachable}
         try:
-            write_failed = not _stamp_all(terms, today, results, stamped_files)
+            history, why_not = histories(terms)
+            if why_not:
+                print(f"cudagloss links: bylines left pending: {why_not}", file=sys.stderr)
+            stamp_folder(terms, reachable, history, "cudagloss links", done)
         except KeyboardInterrupt:
             if not terminated:
                 raise
-            print(f"cudagloss links: terminated; stopped after stamping {len(stamped_files)} files", file=sys.stderr)
+            print(f"cudagloss links: terminated; stopped after stamping {len(done.changed)} files", file=sys.stderr)
             return ExitCode.TERMINATED
+    stamped_files = done.changed
     counts = Counter(r.status.value for r in results.values())
     failed = any(r.status.fails for r in results.values())
     if form == "json":
@@ -227,6 +191,6 @@ def run(
             print(f"stamped {len(stamped_files)} term files")
     if interrupted:
         return ExitCode.INTERRUPTED
-    if write_failed:
+    if done.write_failed:
         return ExitCode.WRITE
     return ExitCode.FAILED if failed else ExitCode.OK

@@ -18,6 +18,7 @@ nothing is built from bad input.
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -26,11 +27,12 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from cudagloss.errors import GlossaryError
+from cudagloss.errors import Diagnostic, GlossaryError
 from cudagloss.mkdocs import compat
 from cudagloss.mkdocs.config import read_options
 from cudagloss.site.build import build_site_content
 from cudagloss.site.bytecode import BYTECODE
+from cudagloss.site.failed import failed_content
 from cudagloss.site.incremental import MEMORY, page_fingerprints, shared_fingerprint
 from cudagloss.site.sanitise import NAME as SANITISER
 from cudagloss.site.settings import DEFAULT_EDIT_URI_TEMPLATE, SiteSettings
@@ -49,8 +51,15 @@ class GlossaryFile(File):
         return self.modified
 
 
-def on_startup(dirty: bool) -> None:
+_preview: dict[str, bool] | None = None
+"""Under `mkdocs serve`: the pages of the last good build (src_uri: in the nav), which show the
+diagnostics while the glossary cannot be built. None for `mkdocs build`, which aborts instead."""
+
+
+def on_startup(dirty: bool, serving: bool = False) -> None:
     """Once per process, before any configuration is built."""
+    global _preview
+    _preview = {} if serving else None
     compat.report_versions(compat.installed_versions())
     if dirty:
         compat.exact_dirty_builds()
@@ -65,6 +74,16 @@ def on_serve(server: Any) -> Any:
 def on_build_error() -> None:
     """A build failed part way: the next one rebuilds every page."""
     MEMORY.forget()
+
+
+def _report(diagnostics: list[Diagnostic]) -> None:
+    """Each diagnostic as a log line; in the preview printed past MkDocs' counter instead,
+    as a counted one would make a strict configuration stop serving (the page shows it)."""
+    for diagnostic in diagnostics:
+        if _preview is not None:
+            print(f"{'WARNING' if diagnostic.warning else 'ERROR':<8}-  {diagnostic.format()}", file=sys.stderr)
+        else:
+            (log.warning if diagnostic.warning else log.error)(diagnostic.format())
 
 
 class GlossaryAdapter:
@@ -83,6 +102,8 @@ class GlossaryAdapter:
             repo_url=config.repo_url or None,
             edit_uri_template=str(config.edit_uri_template or DEFAULT_EDIT_URI_TEMPLATE),  # a UserString
         )
+        self.rebuilt: set[str] = set()
+        """URLs of the pages this build renders (all of them unless --dirty)."""
         try:
             self.content, corpus = build_site_content(
                 Path(options.terms_dir),
@@ -95,14 +116,18 @@ class GlossaryAdapter:
             )
         except GlossaryError as exc:
             MEMORY.forget()
-            for diagnostic in exc.diagnostics:
-                (log.warning if diagnostic.warning else log.error)(diagnostic.format())
+            _report(exc.diagnostics)
             n = len(exc.errors)
-            raise Abort(f"{n} error{'s' if n != 1 else ''} in term or measurement files; nothing was built") from None
-        for diagnostic in corpus.warnings:  # --strict turns these into a failed build
-            log.warning(diagnostic.format())
-        self.rebuilt: set[str] = set()
-        """URLs of the pages this build renders (all of them unless --dirty)."""
+            errors = f"{n} error{'s' if n != 1 else ''}"
+            if _preview is None:
+                raise Abort(f"{errors} in term or measurement files; nothing was built") from None
+            log.info(f"the preview shows the {errors} on every page until they are fixed")
+            self.content = failed_content(exc.diagnostics, _preview.items())
+            return
+        if _preview is not None:
+            _preview.clear()
+            _preview.update((page.src_uri, page.in_nav) for page in self.content.pages)
+        _report(corpus.warnings)  # --strict turns these into a failed build, but not in the preview
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         config.nav = self.content.nav

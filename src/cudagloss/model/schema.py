@@ -14,9 +14,12 @@ import types
 import typing
 from typing import Any, Literal, Union
 
+from cudagloss.model.api import GlossaryApi
 from cudagloss.model.term import SectionsFile, Term
 
 SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+_SCALARS: dict[Any, str] = {str: "string", bool: "boolean", int: "integer", float: "number"}
+"""JSON's scalar types (the API's values are numbers, yes/no and text; terms hold only text)."""
 
 
 def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
@@ -40,8 +43,8 @@ def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
     if origin is Literal:
         return {"enum": list(typing.get_args(hint))}
-    if hint is str:
-        return {"type": "string"}
+    if hint in _SCALARS:
+        return {"type": _SCALARS[hint]}
     if hint is dt.date:
         return {"type": "string", "format": "date"}
     raise TypeError(f"no JSON Schema for {hint!r}")
@@ -102,4 +105,5 @@ def schema_text(model: Any = Term, title: str = "CUDA glossary term") -> str:
 SCHEMAS = {
     "term.schema.json": (Term, "CUDA glossary term"),
     "sections.schema.json": (SectionsFile, "CUDA glossary sections"),
+    "glossary.schema.json": (GlossaryApi, "CUDA glossary API (glossary.json at the site's root)"),
 }

@@ -18,6 +18,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from cudagloss.model.urls import SAFE_SCHEMES, measurement_src_uri, page_path, section_src_uri, term_src_uri
+from cudagloss.site.api import GLOSSARY_JSON, glossary_json
 from cudagloss.site.environment import render
 from cudagloss.site.memo import Memo
 from cudagloss.site.output import GeneratedFile
@@ -107,7 +108,11 @@ class Exporter:
         return render(self.env, "llms.txt.j2", view)
 
     def files(self) -> list[GeneratedFile]:
-        return [GeneratedFile(FULL_TXT, self.glossary_markdown()), GeneratedFile(LLMS_TXT, self.llms_txt())]
+        return [
+            GeneratedFile(FULL_TXT, self.glossary_markdown()),
+            GeneratedFile(LLMS_TXT, self.llms_txt()),
+            GeneratedFile(GLOSSARY_JSON, glossary_json(self.renderer)),
+        ]
 
 
 def export_files(

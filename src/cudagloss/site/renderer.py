@@ -35,6 +35,7 @@ from cudagloss.model.urls import (
 from cudagloss.site import escape
 from cudagloss.site.autolink import AutoLinker, link_target
 from cudagloss.site.body import render_body
+from cudagloss.site.citation import cite_view
 from cudagloss.site.environment import author_markdown, href, isodate, make_environment, render
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
 from cudagloss.site.memo import Memo
@@ -209,6 +210,7 @@ class Renderer:
             claims=tuple(claim_view(term, c, self.corpus.measurements) for c in term.claims),
             byline=BylineView(b.written_by, b.reviewed_by, isodate(b.written_on), isodate(b.last_checked_on)),
             url=Markup(url) if (url := page_url(self.site_url, uri)) else None,
+            cite=cite_view(t, self.site_name, self.site_url),
         )
 
     def _meet(self, uri: str, label: str, link: str | None, note: str) -> Meet:

@@ -82,10 +82,12 @@ def _folder(root: Path, value: object, key: str) -> Path:
 
 def read_settings(config: Path, environ: Mapping[str, str] = os.environ) -> SiteSettings:
     """The settings of a mkdocs.yml; UsageError (one line) when it cannot be read."""
-    loader = type("Loader", (_Loader,), {})  # its own class: the tag reads this call's environment
-    loader.add_constructor("!ENV", _env(environ))
+    class Loader(_Loader):
+        """Its own class: the tag reads this call's environment."""
+
+    Loader.add_constructor("!ENV", _env(environ))
     try:
-        data = yaml.load(config.read_text(encoding="utf-8"), Loader=loader)
+        data = yaml.load(config.read_text(encoding="utf-8"), Loader=Loader)
     except OSError as exc:
         raise UsageError(f"cannot read {display_path(config)}: {exc.strerror}") from None
     except yaml.YAMLError as exc:

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from cudagloss.model.measurement import Gate
 from cudagloss.model.term import Section
+from cudagloss.site.citation import CiteView
 
 # -- links to terms and sections ------------------------------------------------------------
 
@@ -166,6 +167,8 @@ class TermPage:
     byline: BylineView
     url: Markup | None
     """The page's published address, when the site's URL is known."""
+    cite: CiteView | None = None
+    """BibTeX and CSL-JSON of the term, as fenced code blocks (templates/_cite.md.j2)."""
 
 
 # -- the home page and section pages --------------------------------------------------------

