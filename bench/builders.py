@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build import write_corpus
 from common import ROOT, row, save
 
-BUILDERS = {
+BUILDERS: dict[str, Callable[[Path, Path], list[str]]] = {
     "mkdocs": lambda tree, site: [
         sys.executable,
         "-m",

@@ -25,13 +25,27 @@ def npm_package(name: str, version: str) -> Path:
     if npm is not None:
         TOOLS.mkdir(exist_ok=True)
         run = subprocess.run(
-            [npm, "install", "--silent", "--no-save", "--no-audit", "--no-fund", "--prefix", str(TOOLS), f"{name}@{version}"],
+            [
+                npm,
+                "install",
+                "--silent",
+                "--no-save",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(TOOLS),
+                f"{name}@{version}",
+            ],
             capture_output=True,
             text=True,
             timeout=300,
             check=False,
         )
-        problem = None if run.returncode == 0 and installed.is_file() else f"npm install {name}@{version}: {run.stderr[-500:]}"
+        problem = (
+            None
+            if run.returncode == 0 and installed.is_file()
+            else f"npm install {name}@{version}: {run.stderr[-500:]}"
+        )
     if problem is not None:
         if os.environ.get("CI"):
             pytest.fail(problem)

@@ -4,13 +4,10 @@ to prove that nothing goes to the network."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -19,42 +16,22 @@ pytest.importorskip("ruamel.yaml")
 
 from conftest import FIXTURES, cudagloss
 from cudagloss.commands.new import term_text
+from gitrepo import git
+from localserver import Ok, running
 
 REQUESTS: list[str] = []
 
 
-class Counting(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
+class Counting(Ok):
     def do_HEAD(self) -> None:
         REQUESTS.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_HEAD
+        super().do_HEAD()
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Counting)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-def git(repo: Path, *args: str, author: str = "Ada Author", date: str = "2026-10-01T12:00:00+00:00") -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": author,
-        "GIT_AUTHOR_EMAIL": "a@example.invalid",
-        "GIT_COMMITTER_NAME": author,
-        "GIT_COMMITTER_EMAIL": "a@example.invalid",
-        "GIT_AUTHOR_DATE": date,
-        "GIT_COMMITTER_DATE": date,
-    }
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    with running(Counting) as url:
+        yield url
 
 
 def a_term(name: str, url: str, checked: str = "") -> str:

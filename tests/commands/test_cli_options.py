@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ import pytest
 from conftest import FIXTURES, ROOT, cudagloss
 from cudagloss.commands import links
 from cudagloss.commands.main import build_parser
+from localserver import Ok, running
 
 
 def verbs() -> list[str]:
@@ -37,24 +36,10 @@ def test_help_works_for_every_verb() -> None:
         assert "options:" in run.stdout and not run.stderr, (verb, flag)
 
 
-class Ok(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_HEAD(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_HEAD
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Ok)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with running(Ok) as url:
+        yield url
 
 
 @pytest.fixture

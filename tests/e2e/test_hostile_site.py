@@ -15,10 +15,9 @@ import json
 import os
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from html.parser import HTMLParser
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ import yaml
 
 from conftest import ROOT
 from cudagloss.text.markdown import link_scheme
+from localserver import Quiet, running
 from sitebuild import build, fixture_config
 
 PWN = "window.__pwned=1"
@@ -210,18 +210,14 @@ CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/c
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"]
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
+class _Files(Quiet, SimpleHTTPRequestHandler):
+    pass
 
 
 @pytest.fixture(scope="module")
 def hostile_base(hostile_site: Path) -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(hostile_site)))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
+    with running(functools.partial(_Files, directory=str(hostile_site))) as url:
+        yield f"{url}/"
 
 
 def test_no_script_runs_in_chromium_on_any_page_or_in_search(hostile_site: Path, hostile_base: str) -> None:

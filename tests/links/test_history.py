@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import subprocess
 from pathlib import Path
 
@@ -11,21 +10,9 @@ import pytest
 
 from cudagloss.links.history import HistoryUnavailable, read_history
 from cudagloss.links.stamp import stamp_file
+from gitrepo import git
 
 TERM = "name: {name}\nbyline:\n  written_by: {by}\n  reviewed_by: pending\n  written_on: pending\n"
-
-
-def git(repo: Path, *args: str, author: str = "Ada Author", date: str = "2026-10-01T12:00:00+00:00") -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": author,
-        "GIT_AUTHOR_EMAIL": "a@example.invalid",
-        "GIT_COMMITTER_NAME": author,
-        "GIT_COMMITTER_EMAIL": "a@example.invalid",
-        "GIT_AUTHOR_DATE": date,
-        "GIT_COMMITTER_DATE": date,
-    }
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
 
 
 @pytest.fixture

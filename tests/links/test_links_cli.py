@@ -12,10 +12,8 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -26,14 +24,12 @@ import yaml
 
 from conftest import FIXTURES, ROOT, cudagloss
 from cudagloss.links.stamp import stamp_file
+from localserver import Quiet, running
 
 TODAY = dt.date.today().isoformat()
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
+class Handler(Quiet):
     def do_HEAD(self) -> None:
         if self.path == "/slow":
             time.sleep(20)
@@ -47,10 +43,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with running(Handler) as url:
+        yield url
 
 
 @pytest.fixture

@@ -9,10 +9,8 @@ import json
 import shutil
 import socket
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ pytest.importorskip("httpx")
 from conftest import FIXTURES, cudagloss
 from cudagloss.commands.new import term_text
 from cudagloss.links.network import endpoints, network_answers
+from localserver import Ok, running
 
 
 def a_term(name: str, *urls: str) -> str:
@@ -64,28 +63,18 @@ def test_offline_is_exit_4_and_changes_nothing_whatever_the_timeout(tmp_path: Pa
     assert time.monotonic() - started < 15
 
 
-class Sleepy(BaseHTTPRequestHandler):
+class Sleepy(Ok):
     """Online but slow: every answer comes after 3 s."""
-
-    def log_message(self, *args: object) -> None:
-        pass
 
     def do_HEAD(self) -> None:
         time.sleep(3)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_HEAD
+        super().do_HEAD()
 
 
 @pytest.fixture(scope="module")
 def sleepy() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Sleepy)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with running(Sleepy) as url:
+        yield url
 
 
 def test_a_slow_server_online_is_still_a_timeout_verdict(tmp_path: Path, sleepy: str) -> None:

@@ -20,7 +20,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -32,33 +31,25 @@ from cudagloss.files import atomic
 from cudagloss.files.atomic import Changed, ReadOnly, read_snapshot, write_text_atomic
 from cudagloss.links import stamp
 from cudagloss.links.stamp import stamp_file
+from localserver import Ok, running
 
 TODAY = dt.date.today().isoformat()
 DAY = dt.date(2026, 12, 2)
 TEMPORARY = re.compile(r"^\..*\.tmp$")
 
 
-class Slow(BaseHTTPRequestHandler):
+class Slow(Ok):
     """Answers every URL 200 after a short wait, so a run is busy long enough to be killed."""
-
-    def log_message(self, *args: object) -> None:
-        pass
 
     def do_HEAD(self) -> None:
         time.sleep(0.005)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_HEAD
+        super().do_HEAD()
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with running(Slow) as url:
+        yield url
 
 
 def a_term(name: str, url: str) -> str:
@@ -270,23 +261,23 @@ def test_text_that_does_not_parse_is_left_as_it_is_with_a_reason(tmp_path: Path,
     assert path.read_bytes() == text.encode() and not temporaries(tmp_path)
 
 
-class _HeldOnce(BaseHTTPRequestHandler):
-    """Holds the first request until released (events of its own: _Held's are spent)."""
+class _Held(Ok):
+    """Holds every request until released."""
 
     arrived = threading.Event()
     release = threading.Event()
 
-    def log_message(self, *args: object) -> None:
-        pass
-
     def do_HEAD(self) -> None:
-        _HeldOnce.arrived.set()
-        _HeldOnce.release.wait(20)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        type(self).arrived.set()
+        type(self).release.wait(20)
+        super().do_HEAD()
 
-    do_GET = do_HEAD
+
+class _HeldOnce(_Held):
+    """Holds the first request until released (events of its own: _Held's are spent)."""
+
+    arrived = threading.Event()
+    release = threading.Event()
 
 
 def test_a_file_broken_while_urls_are_checked_is_reported_and_the_run_goes_on(tmp_path: Path, server: str) -> None:
@@ -294,26 +285,24 @@ def test_a_file_broken_while_urls_are_checked_is_reported_and_the_run_goes_on(tm
     half-way through a new source; it is left as saved, and every later file is stamped."""
     terms = corpus(tmp_path, server, 2)
     broken, later = terms / "term-000.yaml", terms / "term-001.yaml"
-    slow = ThreadingHTTPServer(("127.0.0.1", 0), _HeldOnce)
-    threading.Thread(target=slow.serve_forever, daemon=True).start()
-    held = f"http://127.0.0.1:{slow.server_address[1]}/held"
-    broken.write_text(broken.read_text().replace("    url: ", f"    url: {held}\n  - title: Two\n    url: ", 1))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cudagloss", "links", "terms", "--force"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert _HeldOnce.arrived.wait(20)
-        saved = broken.read_text() + "  - title: 'unclosed\n"
-        broken.write_text(saved)
-        _HeldOnce.release.set()
-        _, err = proc.communicate(timeout=30)
-    finally:
-        _HeldOnce.release.set()
-        slow.shutdown()
+    with running(_HeldOnce) as slow:
+        held = f"{slow}/held"
+        broken.write_text(broken.read_text().replace("    url: ", f"    url: {held}\n  - title: Two\n    url: ", 1))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cudagloss", "links", "terms", "--force"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert _HeldOnce.arrived.wait(20)
+            saved = broken.read_text() + "  - title: 'unclosed\n"
+            broken.write_text(saved)
+            _HeldOnce.release.set()
+            _, err = proc.communicate(timeout=30)
+        finally:
+            _HeldOnce.release.set()
     assert proc.returncode == 0 and "Traceback" not in err, err
     assert "terms/term-000.yaml: not stamped: it cannot be read as YAML now (" in err, err
     assert broken.read_text() == saved
@@ -403,46 +392,27 @@ def test_an_edit_saved_while_urls_are_checked_is_kept(tmp_path: Path, server: st
     """End to end: the author saves while `cudagloss links` waits for a URL."""
     terms = corpus(tmp_path, server, 1)
     path = terms / "term-000.yaml"
-    slow = ThreadingHTTPServer(("127.0.0.1", 0), _Held)
-    threading.Thread(target=slow.serve_forever, daemon=True).start()
-    held = f"http://127.0.0.1:{slow.server_address[1]}/held"
-    text = path.read_text().replace("    url: ", f"    url: {held}\n  - title: Two\n    url: ", 1)
-    path.write_text(text)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cudagloss", "links", "terms"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert _Held.arrived.wait(20)
-        edited = text.replace("definition: >-", "# the author's new comment\ndefinition: >-")
-        path.write_text(edited)
-        _Held.release.set()
-        proc.communicate(timeout=30)
-    finally:
-        _Held.release.set()
-        slow.shutdown()
+    with running(_Held) as slow:
+        held = f"{slow}/held"
+        text = path.read_text().replace("    url: ", f"    url: {held}\n  - title: Two\n    url: ", 1)
+        path.write_text(text)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cudagloss", "links", "terms"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            assert _Held.arrived.wait(20)
+            edited = text.replace("definition: >-", "# the author's new comment\ndefinition: >-")
+            path.write_text(edited)
+            _Held.release.set()
+            proc.communicate(timeout=30)
+        finally:
+            _Held.release.set()
     after = path.read_text()
     assert "# the author's new comment\n" in after
     assert after.count(f"\n    checked_on: {TODAY}\n") == 2  # re-planned on the saved text
-
-
-class _Held(BaseHTTPRequestHandler):
-    arrived = threading.Event()
-    release = threading.Event()
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_HEAD(self) -> None:
-        _Held.arrived.set()
-        _Held.release.wait(20)
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_HEAD
 
 
 # --- temporaries: signals, SIGKILL, the next run -----------------------------------------

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from conftest import ROOT
 from npmtools import npm_package
 
@@ -52,7 +53,10 @@ def test_publishing_deploys_pages_with_least_permissions() -> None:
     build = [step.get("uses", "") for step in jobs["build"]["steps"]]
     assert any(u.startswith("actions/upload-pages-artifact@") for u in build)
     assert any(step.get("run") == "make check" for step in jobs["build"]["steps"])
-    assert jobs["deploy"]["needs"] == "build" and jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    assert jobs["deploy"]["needs"] == "build" and jobs["deploy"]["permissions"] == {
+        "pages": "write",
+        "id-token": "write",
+    }
     assert jobs["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
     links = jobs["links"]
     assert "--format json" in links["steps"][-2]["run"] and links["steps"][-1]["if"] == "always()"

@@ -1,0 +1,39 @@
+"""A local HTTP server on 127.0.0.1 for the tests, and the quiet handlers they answer with."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Quiet(BaseHTTPRequestHandler):
+    """Logs nothing to stderr."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class Ok(Quiet):
+    """Answers HEAD and GET with 200 and an empty body; a subclass may count or wait first."""
+
+    def do_HEAD(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self.do_HEAD()
+
+
+@contextmanager
+def running(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve with handler (a handler class, or a partial of one) on a free port; yields the base URL."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
