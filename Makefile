@@ -15,7 +15,7 @@ BUILDER ?= mkdocs
 PIP     := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build render check new export test lint schema verify links byline bench bench-tools bench-links clean
+.PHONY: help venv serve build render check new export test lint schema verify links byline collect bench bench-tools bench-links clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -79,6 +79,9 @@ endif
 ifeq ($(origin TREE),command line)
 unexport TREE
 endif
+ifeq ($(origin DIRS),command line)
+unexport DIRS
+endif
 new: NEW_TERM_ORIGIN := $(origin TERM)
 new: export CUDAGLOSS_NEW_TERM := $(value TERM)
 new: export CUDAGLOSS_NEW_SECTION := $(value SECTION)
@@ -109,6 +112,11 @@ verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=i
 links: export CUDAGLOSS_TERMS := $(value TERMS)
 links: $(AUTHOR) ## check every source URL, stamp reachable ones in the terms (ARGS=--force, --format json, --no-stamp)
 	$(BIN)/cudagloss links "$$CUDAGLOSS_TERMS" $(ARGS)
+
+collect: export CUDAGLOSS_DIRS := $(value DIRS)
+collect: $(AUTHOR) ## merge node folders from a fleet into measurements/: make collect DIRS="artifacts/*" (ARGS=--dry-run, --format json)
+	@test -n "$$CUDAGLOSS_DIRS" || { echo 'usage: make collect DIRS="node-a node-b"' >&2; exit 2; }
+	$(BIN)/cudagloss collect $$CUDAGLOSS_DIRS $(ARGS)
 
 byline: export CUDAGLOSS_TERMS := $(value TERMS)
 byline: $(AUTHOR) ## fill pending byline fields (written by, reviewed by, dates) from git history alone, offline

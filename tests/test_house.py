@@ -126,6 +126,7 @@ LAYERS = {
     "check": 3,
     "load": 4,
     "site": 5,
+    "merge": 5,
     "links": 6,
     "commands": 7,
     "mkdocs": 8,

@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from cudagloss.commands import byline, check, export, links, new, render, schema, serve, values
+from cudagloss.commands import byline, check, collect, export, links, new, render, schema, serve, values
 from cudagloss.errors import ExitCode, GlossaryError, UsageError, complain
 from cudagloss.files.atomic import WriteFailed
 
@@ -31,7 +31,7 @@ from: ExitCode.USAGE, as for `links`."""
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cudagloss", description="Tools for the CUDA glossary.")
     sub = parser.add_subparsers(dest="command", required=True)
-    verbs = (check, new, values, export, schema, byline, render, serve)
+    verbs = (check, new, values, export, schema, byline, render, serve, collect)
     for verb in verbs:
         verb.add_parser(sub)
     # listed for `cudagloss -h` only: main hands everything after "links" to its own parser

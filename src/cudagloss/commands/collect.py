@@ -1,0 +1,68 @@
+"""`cudagloss collect DIR...`: merge measurement folders from several GPU nodes into measurements/.
+
+The folders come from CI artifacts, a cluster's shared storage or a rented machine; each is
+checked (cudagloss.merge.collect) and a single refused file refuses the merge. The report
+says, per node and experiment, what the merge changes against the committed files: SAME,
+CHANGED, FASTER, SLOWER (the rule of cudagloss.model.compare), environment drift, and which
+runs wait beside the committed file for review (<node>.json.new).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from cudagloss.errors import ExitCode, GlossaryError, UsageError, display_path
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    from cudagloss.load.catalog import load_catalog
+    from cudagloss.merge.collect import apply, plan
+    from cudagloss.model.compare import RULE
+
+    root = Path.cwd()
+    catalog = load_catalog(root)
+    if catalog is None:
+        raise UsageError("no verifier/registry.py here: run collect in the glossary's repository")
+    into = Path(args.into)
+    if into.is_symlink() or (into.exists() and not into.is_dir()):
+        raise UsageError(f"{display_path(into)} is not a folder")
+    found = plan([Path(d) for d in args.folders], into, catalog, root)
+    if found.refused:
+        raise GlossaryError(found.refused)  # the boundary prints each; nothing was written
+    written = [] if args.dry_run else apply(found, into)
+    review = [p for p in written if p.name.endswith(".json.new")]
+    if args.format == "json":
+        report = {
+            "timing_rule": RULE,
+            "dry_run": args.dry_run,
+            "nodes": found.nodes,
+            "experiments": [rerun.to_dict() for _, rerun in found.runs],
+            "review": [display_path(p) for p in review],
+        }
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        for node in found.nodes:
+            runs = [(i, r) for i, r in found.runs if i.measurement.node == node]
+            gpu = runs[0][0].measurement.provenance.get("gpu_name", "unknown GPU")
+            print(f"node {node} ({gpu}), from {display_path(runs[0][0].folder)}: {len(runs)} experiments")
+            for incoming, rerun in runs:
+                print(f"  {incoming.measurement.experiment}")
+                print("\n".join(rerun.lines()))
+        print(f"timings compared by {RULE}")
+        verb = "would merge" if args.dry_run else "merged"
+        print(f"{verb} {len(found.runs)} runs from {len(found.nodes)} nodes into {display_path(into)}", file=sys.stderr)
+        for path in review:
+            print(f"waits for review (a discrete value changed): {display_path(path)}", file=sys.stderr)
+    return ExitCode.OK
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    collect = sub.add_parser("collect", help="merge measurement folders from several GPU nodes into measurements/")
+    collect.add_argument("folders", nargs="+", help="each node's measurements folder, as make verify writes it")
+    collect.add_argument("--into", default="measurements", help="the folder to merge into (default: measurements)")
+    collect.add_argument("--format", choices=("text", "json"), default="text", help="the report's format")
+    collect.add_argument("--dry-run", action="store_true", help="check and report, write nothing")
+    collect.set_defaults(run=run)

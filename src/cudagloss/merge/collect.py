@@ -1,0 +1,162 @@
+"""Merge the measurement folders a fleet of GPU nodes wrote into the committed ones.
+
+Each folder is what `make verify` writes on one node (<experiment>/<node>.json), arriving as
+a CI artifact or copied back from a cluster: untrusted input. Every file is read by the
+same rules as the site reads measurements (load.measurements), then held to what a merge
+needs: a known experiment whose code is the code in this repository (no stale run), a good
+run whose gates all passed, complete provenance, and one source per node (two folders may
+not both speak for a node). One refused file refuses the merge: nothing is written.
+
+A merge writes what `make verify` would have written on the node itself (merge.rerun): the
+report against the committed file, each value's history carried, and a changed discrete
+value beside the committed file as <node>.json.new for review. The writes are atomic each,
+and undone together if one fails, so the folder is the old one or the merged one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cudagloss.errors import Diagnostic, display_path
+from cudagloss.files.atomic import write_text_atomic
+from cudagloss.load.measurements import load_measurements
+from cudagloss.merge.rerun import Rerun, against_committed, write
+from cudagloss.model.measurement import ExperimentInfo, Measurement
+from cudagloss.model.urls import measurement_path, review_path
+
+REQUIRED_PROVENANCE = (
+    "node",
+    "gpu_name",
+    "compute_capability",
+    "driver_version",
+    "cuda_driver_version",
+    "nvrtc_version",
+    "cuda_bindings_version",
+    "recorded_at",
+    "git_commit",
+)
+"""What a reviewer needs to know where and with what a run was made; a file without one is refused."""
+HINT = "run make verify on the node again with this repository's code, and collect its folder"
+
+
+@dataclass
+class Incoming:
+    """One good run from one folder, and where it came from."""
+
+    measurement: Measurement
+    shown: str
+    folder: Path
+
+
+@dataclass
+class Plan:
+    """What a merge would do: the runs to write, with their reports, or why it is refused."""
+
+    runs: list[tuple[Incoming, Rerun]] = field(default_factory=list)
+    refused: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def nodes(self) -> list[str]:
+        return sorted({incoming.measurement.node for incoming, _ in self.runs})
+
+
+def _check(m: Measurement, shown: str, info: ExperimentInfo | None) -> list[str]:
+    """Why one good run cannot be merged (empty when it can)."""
+    problems = []
+    if info is None:
+        problems.append(f"experiment '{m.experiment}' is not one this repository's verifier knows")
+    elif m.code_hash != info.code_hash:
+        problems.append("was measured by experiment code that differs from this repository's (a stale run)")
+    failed_gates = [g.name for g in m.gates if not g.passed]
+    if not m.gates or failed_gates:
+        problems.append(f"gates did not pass: {', '.join(failed_gates) or 'none recorded'}")
+    missing = [key for key in REQUIRED_PROVENANCE if m.provenance.get(key) in (None, "")]
+    if missing:
+        problems.append(f"provenance lacks {', '.join(missing)}")
+    return problems
+
+
+def plan(folders: Sequence[Path], into: Path, catalog: list[ExperimentInfo], root: Path | None = None) -> Plan:
+    """Read and check every folder, and compare each run with the committed file in into."""
+    known = {info.id: info for info in catalog}
+    found = Plan()
+    speaks_for: dict[str, Path] = {}
+    incoming: list[Incoming] = []
+    for folder in folders:
+        shown_folder = display_path(folder, root)
+        if folder.is_symlink() or not folder.is_dir():
+            found.refused.append(Diagnostic(shown_folder, 1, 1, "is not a folder of measurements", HINT))
+            continue
+        measurements, diagnostics = load_measurements(folder, root, catalog)
+        found.refused += [d for d in diagnostics if not d.warning]
+        found.refused += [  # the site skips review copies; a merge must not drop one unseen
+            Diagnostic(display_path(p, root), 1, 1, "is a review copy (<node>.json.new): review it on its node", HINT)
+            for p in sorted(folder.glob("*/*.json.new"))
+        ]
+        for record in measurements:
+            for run in record.runs:
+                if run.failed is not None:
+                    found.refused.append(
+                        Diagnostic(
+                            f"{shown_folder}/{record.id}/{run.node}.failed.json",
+                            1,
+                            1,
+                            "is a failed run: a merge takes only runs whose gates passed",
+                            HINT,
+                        )
+                    )
+                if run.good is None:
+                    continue
+                found.refused += [
+                    Diagnostic(run.good_path, 1, 1, problem, HINT)
+                    for problem in _check(run.good, run.good_path, known.get(record.id))
+                ]
+                other = speaks_for.setdefault(run.node, folder)
+                if other != folder:
+                    found.refused.append(
+                        Diagnostic(
+                            run.good_path,
+                            1,
+                            1,
+                            f"node '{run.node}' also has files in {display_path(other, root)}: "
+                            "one folder per node, so that no run silently replaces another",
+                            "give each node its own VERIFY_NODE name",
+                        )
+                    )
+                incoming.append(Incoming(run.good, run.good_path, folder))
+    if not incoming and not found.refused:
+        found.refused.append(
+            Diagnostic(", ".join(display_path(f, root) for f in folders), 1, 1, "hold no measurement files", HINT)
+        )
+    if not found.refused:
+        found.runs = [(i, against_committed(i.measurement, into)) for i in incoming]
+    return found
+
+
+def apply(found: Plan, into: Path) -> list[Path]:
+    """Write every planned run (write() chooses the file or its review copy), all or none."""
+    touched: dict[Path, str | None] = {}
+    for incoming, _ in found.runs:
+        m = incoming.measurement
+        for path in (
+            measurement_path(into, m.experiment, m.node),
+            measurement_path(into, m.experiment, m.node, failed=True),  # a good run clears an old failure
+            review_path(into, m.experiment, m.node),
+        ):
+            touched[path] = path.read_text(encoding="utf-8") if path.is_file() else None
+    written: list[Path] = []
+    try:
+        for incoming, rerun in found.runs:
+            written.append(write(incoming.measurement, into, rerun))
+    except BaseException:
+        for path, before in touched.items():  # undo: every file as it was
+            with contextlib.suppress(OSError):
+                if before is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    write_text_atomic(path, before)
+        raise
+    return written
