@@ -241,3 +241,22 @@ def test_another_host_cpu_is_a_changed_environment_and_an_unrecorded_one_is_not(
     rerun = against_committed(other, folder)
     assert rerun.environment == [{"name": "cpu", "old": "AMD EPYC", "new": "Intel Xeon"}]
     assert "      environment  cpu AMD EPYC -> Intel Xeon" in rerun.lines()
+
+
+def test_a_lower_bandwidth_is_slower_and_another_sampled_value_only_lower() -> None:
+    """Real case: a second lent H200 copied 4 MiB at 1341.5 GB/s against 1524.6 GB/s; the
+    report said FASTER, reading every sampled value as a duration."""
+    from verifier.rerun import compare_result
+
+    high, low = [1520.0, 1525.0, 1524.6, 1530.0, 1519.0], [1340.0, 1341.5, 1345.0, 1338.0, 1342.0]
+    rate = compare_result(Result("copy", 1524.6, "GB/s", "", high), Result("copy", 1341.5, "GB/s", "", low))
+    assert rate.verdict == "SLOWER"
+    assert compare_result(
+        Result("copy", 1341.5, "GB/s", "", low), Result("copy", 1524.6, "GB/s", "", high)
+    ).verdict == ("FASTER")
+    time = compare_result(Result("t", 1524.6, "ms", "", high), Result("t", 1341.5, "ms", "", low))
+    assert time.verdict == "FASTER"
+    other = compare_result(Result("n", 1524.6, "blocks", "", high), Result("n", 1341.5, "blocks", "", low))
+    assert other.verdict == "LOWER"
+    same = compare_result(Result("copy", 1524.6, "GB/s", "", high), Result("copy", 1525.0, "GB/s", "", high))
+    assert same.verdict == "SAME"

@@ -1,7 +1,8 @@
 """What a re-run changed: each new result against the node's committed file, before it is replaced.
 
 A discrete result (text, a truth value, a count) is SAME or CHANGED; a timing (a result with
-raw samples) is SAME, FASTER or SLOWER by the rule in cudagloss.model.compare; a number computed
+raw samples) is SAME, FASTER or SLOWER by the rule in cudagloss.model.compare (a duration is
+faster when lower, a rate such as GB/s when higher; another sampled value is LOWER or HIGHER); a number computed
 from samples (a min, a max, a ratio of medians) is DERIVED: shown, not tested, as noise moves
 it. Results added or removed are listed, and so is every change in the node's environment
 (GPU, driver, CUDA, NVRTC, cuda-python): a value that drifted with it is then explained.
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cudagloss.files.atomic import write_text_atomic
-from cudagloss.model.compare import RULE, compare_timings
+from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings, is_rate
 from cudagloss.model.measurement import (
     Drift,
     Measurement,
@@ -47,7 +48,7 @@ ENVIRONMENT = (
 SHOWN_MAX = 100
 """Characters of a value a text report shows (a JIT log can be long); JSON has it all."""
 
-Verdict = Literal["SAME", "CHANGED", "FASTER", "SLOWER", "DERIVED", "ADDED", "REMOVED"]
+Verdict = Literal["SAME", "CHANGED", "FASTER", "SLOWER", "HIGHER", "LOWER", "DERIVED", "ADDED", "REMOVED"]
 CONFIRMED = ("SAME",)
 """The verdict that keeps a value's first_measured: the run measured it again, as it was (a
 derived number that moved, a min or a max, is measured anew)."""
@@ -130,6 +131,16 @@ def _describe(row: Row) -> str:
     return f"{shown} ({change}Mann-Whitney p={t['p']:.3g} {t['method']}, {t['n_old']} vs {t['n_new']} samples)"
 
 
+def _direction(verdict: Verdict, lower: bool, unit: str) -> Verdict:
+    """The rule's verdict in the unit's terms: a duration is faster when lower, a rate (GB/s)
+    when higher, and any other sampled value is only lower or higher."""
+    if verdict == "SAME" or unit in TIME_UNITS:
+        return verdict
+    if is_rate(unit):
+        return "SLOWER" if lower else "FASTER"
+    return "LOWER" if lower else "HIGHER"
+
+
 def _is_discrete(value: Value) -> bool:
     return isinstance(value, (str, bool, int))
 
@@ -149,7 +160,9 @@ def compare_result(old: Result, new: Result) -> Row:
             "n_old": len(old.samples),
             "n_new": len(new.samples),
         }
-        return Row(new.name, c.verdict, old.value, new.value, new.unit, test)
+        return Row(
+            new.name, _direction(c.verdict, c.new_median < c.old_median, new.unit), old.value, new.value, new.unit, test
+        )
     if _is_discrete(old.value) or _is_discrete(new.value):
         same = type(old.value) is type(new.value) and old.value == new.value and old.unit == new.unit
         return Row(new.name, "SAME" if same else "CHANGED", old.value, new.value, new.unit)

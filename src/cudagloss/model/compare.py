@@ -40,6 +40,14 @@ RULE = (
 )
 
 Verdict = Literal["SAME", "FASTER", "SLOWER"]
+TIME_UNITS = frozenset({"s", "ms", "µs", "μs", "us", "ns", "cycles"})
+"""Units of durations: a lower one is faster. A rate (a unit per second, GB/s) is faster when
+higher; any other value is only lower or higher."""
+
+
+def is_rate(unit: str) -> bool:
+    """A unit per second (GB/s, TFLOP/s): higher is faster."""
+    return unit.endswith("/s")
 
 
 @dataclass(frozen=True)

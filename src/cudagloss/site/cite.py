@@ -16,7 +16,7 @@ import math
 
 from markupsafe import Markup
 
-from cudagloss.model.compare import RULE, compare_timings
+from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import (
     MeasurementSet,
@@ -112,8 +112,6 @@ def source_citation(source: Source) -> Markup:
     return Markup("(") + shown + Markup(", ") + escape.text(checked) + Markup(")")
 
 
-TIME_UNITS = frozenset({"s", "ms", "µs", "μs", "us", "ns", "cycles"})
-"""Units of durations: a lower one is faster; any other value is lower or higher."""
 
 
 def _ratio(ratio: float) -> str:
