@@ -136,10 +136,13 @@ def test_the_five_pages_show_measured_values_linked_to_their_measurement_rows(re
     page = repo_site / "terms" / slug / "index.html"
     rows = [h for h in parse(page).hrefs if "/measurements/" in h and "#" in h]
     assert rows, f"{slug} shows no measured value"
+    nodes = {p.stem for p in (ROOT / "measurements").glob("*/*.json")}  # every node that measured anything
+    assert {"h200-lent", "h200-second"} <= nodes
     for href in rows:
         target, fragment = (page.parent / href).resolve().parent, href.split("#", 1)[1]
-        assert fragment.startswith("h200-lent-") and fragment in parse(target / "index.html").ids
-    assert "Numbers measured on: NVIDIA H200 (<code>h200-lent</code>)" in page.read_text(encoding="utf-8")
+        assert any(fragment.startswith(f"{n}-") for n in nodes) and fragment in parse(target / "index.html").ids
+    text = page.read_text(encoding="utf-8")
+    assert "Numbers measured on: NVIDIA H200 (<code>h200-lent</code>)" in text and "(<code>h200-second</code>)" in text
 
 
 def test_measurement_pages_carry_provenance_and_the_raw_json(repo_site: Path) -> None:
