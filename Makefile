@@ -106,8 +106,8 @@ lint: $(STAMP) ## ruff and mypy
 schema: $(STAMP) ## regenerate schema/*.json from the model
 	$(BIN)/cudagloss schema
 
-verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=id for one; ARGS=--list)
-	PYTHONPATH=src:. $(PYTHON) -m verifier $(if $(EXPERIMENT),--experiment $(EXPERIMENT)) $(ARGS)
+verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=id for one; ARGS=--list; DEVICES=all: a node per GPU)
+	PYTHONPATH=src:. $(PYTHON) -m $(if $(DEVICES),verifier.devices --devices $(DEVICES),verifier) $(if $(EXPERIMENT),--experiment $(EXPERIMENT)) $(ARGS)
 
 links: export CUDAGLOSS_TERMS := $(value TERMS)
 links: $(AUTHOR) ## check every source URL, stamp reachable ones in the terms (ARGS=--force, --format json, --no-stamp)

@@ -124,6 +124,9 @@ def gpu_state(device: Device) -> dict[str, Any]:
             "clock_limited_by": throttle_text(int(reasons(handle))),
             "temperature_c": pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
             "power_limit_w": round(pynvml.nvmlDeviceGetPowerManagementLimit(handle) / 1000, 1),
+            # which card of the host: a node per card (make verify DEVICES=all) names the card
+            "pci_bus_id": bus.decode("ascii", "replace"),
+            "gpu_uuid": str(pynvml.nvmlDeviceGetUUID(handle)),
         }
         for key, read in (("ecc_mode", pynvml.nvmlDeviceGetEccMode), ("persistence_mode", None)):
             try:

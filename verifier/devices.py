@@ -1,0 +1,86 @@
+"""`make verify DEVICES=all`: every GPU of this host measured as its own node.
+
+A host with several GPUs contributes one result per card: each card gets its own run of
+`python3 -m verifier` (the same arguments), with CUDA_VISIBLE_DEVICES naming that card alone
+(in PCI bus order, so CUDA's numbering is nvidia-smi's) and VERIFY_NODE=<node>-gpu<N>. The
+runs go one after another: cards measured at once would share the host's CPU, PCIe and
+memory, and time each other.
+
+    python3 -m verifier.devices --devices all [verifier arguments...]
+    python3 -m verifier.devices --devices 0,2 --experiment ptx-jit
+
+Exit: the highest exit status of the runs; 3 when this host has no GPU; 2 for a bad --devices.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+
+from cudagloss.errors import ExitCode, complain
+from verifier.experiment import ROOT
+from verifier.provenance import node_name
+
+PROG = "make verify DEVICES=..."
+
+
+def gpu_count() -> int | str:
+    """How many GPUs this host has, by NVML (what nvidia-smi counts), or why it cannot tell."""
+    try:
+        import pynvml
+    except ImportError:
+        return "nvidia-ml-py is not installed"
+    try:
+        pynvml.nvmlInit()
+        return int(pynvml.nvmlDeviceGetCount())
+    except Exception as exc:  # NVML's own error types: no driver, no GPU
+        return f"NVML cannot count GPUs ({type(exc).__name__})"
+
+
+def chosen(spec: str, count: int) -> list[int]:
+    """The card indices `all` or a comma list names; ValueError for one this host lacks."""
+    if spec == "all":
+        return list(range(count))
+    picked = []
+    for part in spec.split(","):
+        if not part.strip().isdigit() or int(part) >= count:
+            raise ValueError(f"{part.strip()!r} is not a GPU of this host (it has {count}: 0 to {count - 1})")
+        picked.append(int(part))
+    return sorted(set(picked))
+
+
+def plan(indices: list[int], base: str, environ: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
+    """Each card's node name and environment."""
+    runs = []
+    for index in indices:
+        node = f"{base}-gpu{index}"
+        env = {**environ, "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": str(index), "VERIFY_NODE": node}
+        runs.append((node, env))
+    return runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--devices", required=True, help="'all', or card indices such as 0,2")
+    args, rest = parser.parse_known_args(argv)
+    count = gpu_count()
+    if isinstance(count, str) or count == 0:
+        complain(PROG, f"no usable CUDA GPU on this machine ({count if isinstance(count, str) else 'none'})")
+        return ExitCode.NO_GPU
+    try:
+        indices = chosen(args.devices, count)
+    except ValueError as exc:
+        complain(PROG, str(exc))
+        return ExitCode.USAGE
+    worst = ExitCode.OK
+    for node, env in plan(indices, node_name(), dict(os.environ)):
+        print(f"== {node} (card {env['CUDA_VISIBLE_DEVICES']} of {count})", flush=True)
+        code = subprocess.run([sys.executable, "-m", "verifier", *rest], cwd=ROOT, env=env, check=False).returncode
+        worst = max(worst, ExitCode(code) if code in ExitCode._value2member_map_ else ExitCode.FAILED)
+    return worst
+
+
+if __name__ == "__main__":
+    sys.exit(main())
