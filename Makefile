@@ -100,7 +100,7 @@ test: $(STAMP) ## run the test suite
 	$(BIN)/python -m pytest
 
 lint: $(STAMP) ## ruff and mypy
-	$(BIN)/ruff check src tests site_hooks verifier bench
+	$(BIN)/ruff check src tests site_hooks verifier bench fleet
 	$(BIN)/mypy
 
 schema: $(STAMP) ## regenerate schema/*.json from the model
