@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,6 +126,26 @@ def format_value(result: Result | None) -> str:
     if not result.unit:
         return text
     return f"{text}{result.unit}" if result.unit in ("×", "%") else f"{text} {result.unit}"
+
+
+def spread(results: Sequence[Result | None]) -> str:
+    """How one result varies across the cards of one GPU model: 'min–max unit (x% apart)',
+    'the same on every card', 'differs: a, b' for discrete values, or 'not measured on every
+    card' where one lacks it (nothing is filled in)."""
+    if any(r is None or r.value is None for r in results):
+        return "not measured on every card"
+    found = [r for r in results if r is not None]
+    values = [r.value for r in found]
+    if all(v == values[0] and type(v) is type(values[0]) for v in values) and len({r.unit for r in found}) == 1:
+        return "the same on every card"
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(numbers) != len(values) or len({r.unit for r in found}) != 1:
+        return "differs: " + ", ".join(dict.fromkeys(format_value(r) for r in found))
+    low = min(found, key=lambda r: float(r.value))  # type: ignore[arg-type]
+    high = max(found, key=lambda r: float(r.value))  # type: ignore[arg-type]
+    smaller = abs(float(low.value))  # type: ignore[arg-type]
+    apart = f" ({(float(high.value) - float(low.value)) / smaller:.0%} apart)" if smaller else ""  # type: ignore[arg-type]
+    return f"{format_value(low)} to {format_value(high)}{apart}"
 
 
 class CitationError(LookupError):

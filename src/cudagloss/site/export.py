@@ -20,10 +20,11 @@ from markupsafe import Markup
 from cudagloss.model.urls import SAFE_SCHEMES, measurement_src_uri, page_path, section_src_uri, term_src_uri
 from cudagloss.site.api import GLOSSARY_JSON, glossary_json
 from cudagloss.site.environment import render
+from cudagloss.site.export_views import Glossary, LlmsExperiment, LlmsSection, LlmsTerm, LlmsTxt
 from cudagloss.site.memo import Memo
 from cudagloss.site.output import GeneratedFile
 from cudagloss.site.renderer import Renderer
-from cudagloss.site.views import Glossary, LlmsExperiment, LlmsSection, LlmsTerm, LlmsTxt, TermPage
+from cudagloss.site.views import TermPage
 from cudagloss.text.markdown import link_scheme, plain_text
 
 FULL_TXT = "llms-full.txt"

@@ -15,6 +15,7 @@ from cudagloss.model.measurements import (
     MeasurementSet,
     NodeRun,
     format_value,
+    spread,
     verify_command,
 )
 from cudagloss.model.term import Claim, MeasurementCitation, Term
@@ -166,20 +167,26 @@ def citation_view(
     citer = ValueCiter(term, measurements, page_uri)
     record = measurements.get(experiment) if measurements else None
     rows = []
+    measured = sorted(record.measured, key=lambda run: (run.gpu, run.node)) if record else []  # grouped by GPU model
+    models = {
+        gpu: n for gpu in dict.fromkeys(run.gpu for run in measured) if (n := sum(r.gpu == gpu for r in measured)) > 1
+    }
     for name in citation.results or [n for e, n in cited if e == experiment]:
-        values = record.values(name) if record else []
+        values = sorted(record.values(name), key=lambda v: (v[0].gpu, v[0].node)) if record else []
         found = next((r for _, r in values if r is not None), None)
         cells = tuple(citer.link(experiment, run, result, name) for run, result in values)
-        rows.append(ResultRow(found.description if found else name, cells))
+        spreads = tuple(spread([r for run, r in values if run.gpu == gpu]) for gpu in models)
+        rows.append(ResultRow(found.description if found else name, cells, spreads))
     return Citation(
         experiment=experiment,
         href=href(citer.href(experiment)) if record else None,
         purpose=record.purpose if record else "",
         note=author_markdown(citation.note),
         command=verify_command(experiment),
-        nodes=tuple(node_view(run) for run in (record.measured if record else [])),
+        nodes=tuple(node_view(run) for run in measured),
         failed_only=tuple(run.node for run in (record.runs if record else []) if run.good is None),
         rows=tuple(rows),
+        models=tuple(f"{gpu}, {n} cards" for gpu, n in models.items()),
     )
 
 

@@ -105,10 +105,11 @@ class NodeView:
 
 @dataclass(frozen=True, slots=True)
 class ResultRow:
-    """One cited result, one cell per measured node."""
+    """One cited result, one cell per measured node, and its spread per GPU model with several cards."""
 
     description: str
     cells: tuple[Markup, ...]
+    spreads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +125,8 @@ class Citation:
     failed_only: tuple[str, ...]
     """Nodes whose every run failed."""
     rows: tuple[ResultRow, ...]
+    models: tuple[str, ...] = ()
+    """GPU models measured on several cards ('NVIDIA H200, 2 cards'): a spread column each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,46 +276,3 @@ class ExperimentRow:
 @dataclass(frozen=True, slots=True)
 class MeasurementsIndex:
     experiments: tuple[ExperimentRow, ...]
-
-
-# -- the exports (glossary.md, llms.txt) ----------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Glossary:
-    site_name: str
-    site_href: Markup | None
-    count: int
-    terms: tuple[Markup, ...]
-    """Each term already rendered by export_term.md.j2, its links rewritten for the one file."""
-
-
-@dataclass(frozen=True, slots=True)
-class LlmsTerm:
-    name: str
-    href: Markup
-    definition: str
-
-
-@dataclass(frozen=True, slots=True)
-class LlmsSection:
-    title: str
-    description: str
-    href: Markup
-    terms: tuple[LlmsTerm, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class LlmsExperiment:
-    id: str
-    href: Markup
-    purpose: str
-
-
-@dataclass(frozen=True, slots=True)
-class LlmsTxt:
-    site_name: str
-    count: int
-    glossary_href: Markup
-    sections: tuple[LlmsSection, ...]
-    experiments: tuple[LlmsExperiment, ...]
