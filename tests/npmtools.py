@@ -16,14 +16,15 @@ TOOLS = Path(__file__).resolve().parent / ".tools"
 
 def npm_package(name: str, version: str) -> Path:
     """The installed package's folder, installing name@version first if it is not there."""
-    folder = TOOLS / "node_modules" / name
+    prefix = TOOLS / f"{name.replace('/', '+')}@{version}"  # its own folder: npm prunes what it did not install
+    folder = prefix / "node_modules" / name
     installed = folder / "package.json"
     if installed.is_file() and f'"version": "{version}"' in installed.read_text(encoding="utf-8"):
         return folder
     npm = shutil.which("npm")
     problem = "npm is not installed" if npm is None else None
     if npm is not None:
-        TOOLS.mkdir(exist_ok=True)
+        prefix.mkdir(parents=True, exist_ok=True)
         run = subprocess.run(
             [
                 npm,
@@ -33,7 +34,7 @@ def npm_package(name: str, version: str) -> Path:
                 "--no-audit",
                 "--no-fund",
                 "--prefix",
-                str(TOOLS),
+                str(prefix),
                 f"{name}@{version}",
             ],
             capture_output=True,

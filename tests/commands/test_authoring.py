@@ -143,8 +143,11 @@ def test_values_lists_what_a_body_can_cite_with_the_call_to_write(glossary: Path
     lines = run.stdout.splitlines()
     assert lines[0].startswith("ptx-jit: ")
     grid = next(line for line in lines if '"grid"' in line)
-    measured = yaml.safe_load((glossary / "measurements" / "ptx-jit" / "h200-lent.json").read_text(encoding="utf-8"))
-    value = next(r["value"] for r in measured["results"] if r["name"] == "grid")
-    assert grid.strip() == f'{{{{ measured("ptx-jit", "grid") }}}}  {value} blocks (h200-lent)'
+    shown = []
+    for node in sorted(p.stem for p in (glossary / "measurements" / "ptx-jit").glob("*.json")):
+        measured = yaml.safe_load((glossary / "measurements" / "ptx-jit" / f"{node}.json").read_text(encoding="utf-8"))
+        shown.append(f"{next(r['value'] for r in measured['results'] if r['name'] == 'grid')} blocks ({node})")
+    assert len(shown) >= 2  # every node that measured it, side by side
+    assert grid.strip() == '{{ measured("ptx-jit", "grid") }}  ' + " / ".join(shown)
     wrong = cudagloss(glossary, "values", "ptx-jt")
     assert wrong.returncode == 1 and "no experiment 'ptx-jt' (did you mean 'ptx-jit'?)" in wrong.stderr

@@ -39,7 +39,7 @@ def test_the_results_table_says_when_each_value_was_first_measured_and_last_conf
     header = "<th>Raw samples (same unit)</th><th>First measured</th><th>Last confirmed</th></tr></thead>"
     assert page.count(header) == 2
     assert row(page, "fixture-a-warp_size") == [
-        "<code>warp_size</code>",
+        '<a href="#fixture-a-warp_size" rel="noopener noreferrer"><code>warp_size</code></a>',
         "32 threads",
         "threads per warp",
         "",

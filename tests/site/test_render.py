@@ -38,7 +38,7 @@ def test_page_anatomy_order(in_root: Path) -> None:
         ("##", "Sources"),
         ("##", "Byline"),
     ]
-    assert md.startswith("---\nsearch:\n  boost: 2\n---\n")  # front matter: terms rank first in search
+    assert md.startswith('---\nsearch:\n  boost: 2\ntags:\n  - "lane"\n---\n')  # terms rank first in search
     after_title = md.split("# What is a lane?\n\n", 1)[1]
     assert after_title.split("\n")[0] == "One thread's position within its warp, from 0 to 31."
     assert "Nothing on this page has been measured yet." in md
@@ -51,7 +51,7 @@ def test_backlinks_include_terms_that_link_here(in_root: Path) -> None:
     assert r.backlinks("thread-block") == {"warp"}  # related list and body link
     assert r.backlinks("warp") == {"lane", "thread-block"}  # their bodies say "warp" and "warps"
     md = r.term_page("thread-block").markdown
-    assert "- [warp](warp.md" in md and "*(links here)*" in md
+    assert "- [warp](warp.md" in md and "*(its page mentions thread block)*" in md
 
 
 def test_edit_uri_points_at_the_yaml_file(in_root: Path) -> None:

@@ -112,6 +112,14 @@ def verify_command(experiment: str) -> str:
     return f"make verify EXPERIMENT={experiment}"
 
 
+SINGULAR = (
+    {u + "s": u for u in ("block", "cycle", "byte", "thread", "combination", "register", "SM", "warp")}
+    | {u + "s": u for u in ("lane", "engine", "bit")}
+    | {"entries": "entry"}
+)
+"""The units the verifier writes in the plural, and their singular: '1 entry', not '1 entries'."""
+
+
 def format_value(result: Result | None) -> str:
     """A result as a reader sees it: '17.3 ms', '8 blocks', 'yes', '75×', or 'not measured'."""
     if result is None or result.value is None:
@@ -125,7 +133,8 @@ def format_value(result: Result | None) -> str:
         text = str(value)
     if not result.unit:
         return text
-    return f"{text}{result.unit}" if result.unit in ("×", "%") else f"{text} {result.unit}"
+    unit = SINGULAR.get(result.unit, result.unit) if value == 1 and not isinstance(value, bool) else result.unit
+    return f"{text}{unit}" if unit in ("×", "%") else f"{text} {unit}"
 
 
 def spread(results: Sequence[Result | None]) -> str:

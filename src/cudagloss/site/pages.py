@@ -167,12 +167,13 @@ def citation_view(
     citer = ValueCiter(term, measurements, page_uri)
     record = measurements.get(experiment) if measurements else None
     rows = []
-    measured = sorted(record.measured, key=lambda run: (run.gpu, run.node)) if record else []  # grouped by GPU model
+    first = {gpu: i for i, gpu in reversed(list(enumerate(run.gpu for run in record.measured)))} if record else {}
+    measured = sorted(record.measured, key=lambda run: first[run.gpu]) if record else []  # grouped by GPU model
     models = {
         gpu: n for gpu in dict.fromkeys(run.gpu for run in measured) if (n := sum(r.gpu == gpu for r in measured)) > 1
     }
     for name in citation.results or [n for e, n in cited if e == experiment]:
-        values = sorted(record.values(name), key=lambda v: (v[0].gpu, v[0].node)) if record else []
+        values = sorted(record.values(name), key=lambda v: first[v[0].gpu]) if record else []
         found = next((r for _, r in values if r is not None), None)
         cells = tuple(citer.link(experiment, run, result, name) for run, result in values)
         spreads = tuple(spread([r for run, r in values if run.gpu == gpu]) for gpu in models)

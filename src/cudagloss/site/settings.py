@@ -60,6 +60,7 @@ class SiteSettings:
     shared: dict[str, Any] = field(default_factory=dict)
     theme: dict[str, Any] = field(default_factory=dict)
     extra_css: tuple[str, ...] = ()
+    extra_javascript: tuple[str, ...] = ()
     markdown_extensions: tuple[Any, ...] = ()
     docs_dir: Path = Path("docs")
     custom_dir: Path | None = None
@@ -110,6 +111,7 @@ def read_settings(config: Path, environ: Mapping[str, str] = os.environ) -> Site
         shared={k: data[k] for k in SHARED_KEYS if data.get(k) is not None},
         theme={k: theme[k] for k in THEME_KEYS if k in theme},
         extra_css=tuple(str(c) for c in data.get("extra_css") or ()),
+        extra_javascript=tuple(str(j) for j in data.get("extra_javascript") or ()),
         markdown_extensions=tuple(data.get("markdown_extensions") or ()),
         docs_dir=_folder(root, data.get("docs_dir", "docs"), "docs_dir"),
         custom_dir=_folder(root, theme["custom_dir"], "theme.custom_dir") if theme.get("custom_dir") else None,

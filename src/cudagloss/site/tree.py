@@ -83,6 +83,8 @@ def builder_config(settings: SiteSettings, nav: list[dict[str, Any]]) -> str:
     config["theme"] = {**settings.theme, **({"custom_dir": OVERRIDES} if settings.custom_dir else {})}
     if settings.extra_css:
         config["extra_css"] = list(settings.extra_css)
+    if settings.extra_javascript:
+        config["extra_javascript"] = list(settings.extra_javascript)
     config["markdown_extensions"] = with_sanitiser(settings.markdown_extensions)
     config["plugins"] = ["search"]
     config["nav"] = nav
