@@ -5,7 +5,7 @@ A local server on 127.0.0.1 serves N distinct URLs, each answering after a fixed
 latency (every tenth answers 404), plus an index page linking them all for the crawlers.
 Each tool checks them at the same concurrency. Printed: wall time, ratio to ours and to
 the ideal (URLs × latency ÷ concurrency), how many requests the server answered (a tool
-that sends GET after a HEAD 404, as ours and linkinator do, makes 1.1 per URL here), and
+that sends GET after a HEAD 404, as linkinator does, makes 1.1 per URL here; ours sends one GET), and
 whether the verdicts (which URLs are broken) agree with the server's truth. Timings are of
 this machine at this moment; only the ratios mean much. The server runs in its own process
 and sends LinkChecker's opt-out header for its politeness limit, so each tool runs as fast

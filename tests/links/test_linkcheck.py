@@ -72,8 +72,8 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/limited-long":
             self._send(429, headers={"Retry-After": "3600"})
         elif path == "/flaky":
-            # The first attempt (its HEAD and its GET) fails; the retry succeeds.
-            self._send(500 if HITS[path] <= 2 else 200, b"fine", {"Content-Type": "text/plain"})
+            # The first attempt (its one GET) fails; the retry succeeds.
+            self._send(500 if HITS[path] <= 1 else 200, b"fine", {"Content-Type": "text/plain"})
         elif path == "/unavailable":
             self._send(503)
         elif path == "/no-head":
@@ -246,7 +246,7 @@ def test_no_cookie_or_credential_is_sent(server: str) -> None:
 def test_each_url_is_checked_once(server: str) -> None:
     HITS.pop("/gone", None)
     check_urls([f"{server}/gone"] * 5, FAST)
-    assert HITS["/gone"] == 2  # one HEAD, one GET, for five citations
+    assert HITS["/gone"] == 1  # one GET for five citations
 
 
 def test_non_http_urls_are_invalid() -> None:

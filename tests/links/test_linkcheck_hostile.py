@@ -223,7 +223,7 @@ def test_no_credential_or_cookie_reaches_any_server(corpus_run: object, hostile:
     assert all(b"\r\naccept-encoding: gzip, deflate\r\n" in r.head.lower() + b"\r\n" for r in hostile.requests)
     # the credential redirects were refused, not followed without them: /record saw only its own check
     # and the cookie-setting redirect's hop
-    assert len(hostile.seen("/record")) == 2  # one HEAD each
+    assert len(hostile.seen("/record")) == 2  # one GET each
 
 
 def test_a_compression_bomb_stays_within_the_body_cap(hostile: HostileServer) -> None:

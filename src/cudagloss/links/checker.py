@@ -238,18 +238,19 @@ class LinkChecker:
             return self._verdict(url, current, status, headers, body, chain)
 
     async def _request(self, transport: Any, url: str) -> tuple[int, Any, bytes]:
-        """HEAD, then a GET reading at most max_body raw bytes (decoded into at most max_body
-        bytes) when HEAD is refused or cannot tell (an error status, or a 200 HTML page that
-        may be a soft 404). Bodies are streamed raw: httpx never decodes one here."""
-        async with self._exchange(transport, "HEAD", url) as head:
-            kind = head.headers.get("content-type", "")
-            needs_get = (head.status_code >= 400 and head.status_code != 429) or (
-                head.status_code == 200 and "html" in kind
-            )
-            if not needs_get:
-                return head.status_code, head.headers, b""
+        """One GET per URL: its body (at most max_body raw bytes, decoded into at most max_body
+        bytes) is read only where the status cannot tell alone (an error status, or a 200 HTML
+        page that may be a soft 404); otherwise the response is closed unread. A HEAD first
+        would cost a second request for every HTML page and every error, which is most of a
+        glossary's sources. Bodies are streamed raw: httpx never decodes one here."""
         cap = self.options.max_body
         async with self._exchange(transport, "GET", url) as response:
+            kind = response.headers.get("content-type", "")
+            needs_body = (response.status_code >= 400 and response.status_code != 429) or (
+                response.status_code == 200 and "html" in kind
+            )
+            if not needs_body:
+                return response.status_code, response.headers, b""
             body = BoundedBody(response.headers.get("content-encoding", ""), cap)
             raw = 0
             async for chunk in response.aiter_raw():
