@@ -153,7 +153,8 @@ def spread(results: Sequence[Result | None]) -> str:
     low = min(found, key=lambda r: float(r.value))  # type: ignore[arg-type]
     high = max(found, key=lambda r: float(r.value))  # type: ignore[arg-type]
     smaller = abs(float(low.value))  # type: ignore[arg-type]
-    apart = f" ({(float(high.value) - float(low.value)) / smaller:.0%} apart)" if smaller else ""  # type: ignore[arg-type]
+    gap = (float(high.value) - float(low.value)) / smaller if smaller else None  # type: ignore[arg-type]
+    apart = "" if gap is None else " (less than 1% apart)" if gap < 0.005 else f" ({gap:.0%} apart)"
     return f"{format_value(low)} to {format_value(high)}{apart}"
 
 
