@@ -58,30 +58,11 @@ check: export CUDAGLOSS_TERMS := $(value TERMS)
 check: $(AUTHOR) ## report every mistake in the term and measurement files as path:line:col (TERMS=folder to check another)
 	$(BIN)/cudagloss check --strict "$$CUDAGLOSS_TERMS"
 
-# The name, section and folder reach cudagloss in the environment as the text typed: never
+# Names, folders and ports typed on the command line reach cudagloss in the environment as typed: never
 # through a shell, never expanded by make. make exports a variable given on its command
-# line, expanding it (a `$(shell ...)` in it would run), so those three are not exported.
-ifeq ($(origin TERM),command line)
-unexport TERM
-endif
-ifeq ($(origin SECTION),command line)
-unexport SECTION
-endif
-ifeq ($(origin TERMS),command line)
-unexport TERMS
-endif
-ifeq ($(origin SLUG),command line)
-unexport SLUG
-endif
-ifeq ($(origin PORT),command line)
-unexport PORT
-endif
-ifeq ($(origin TREE),command line)
-unexport TREE
-endif
-ifeq ($(origin DIRS),command line)
-unexport DIRS
-endif
+# line, expanding it (a `$(shell ...)` in it would run), so the ones typed are not exported.
+TYPED := TERM SECTION TERMS SLUG PORT TREE DIRS
+$(foreach v,$(TYPED),$(if $(filter command line,$(origin $(v))),$(eval unexport $(v))))
 new: NEW_TERM_ORIGIN := $(origin TERM)
 new: export CUDAGLOSS_NEW_TERM := $(value TERM)
 new: export CUDAGLOSS_NEW_SECTION := $(value SECTION)

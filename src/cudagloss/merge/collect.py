@@ -63,7 +63,7 @@ class Plan:
         return sorted({incoming.measurement.node for incoming, _ in self.runs})
 
 
-def _check(m: Measurement, shown: str, info: ExperimentInfo | None) -> list[str]:
+def _check(m: Measurement, info: ExperimentInfo | None) -> list[str]:
     """Why one good run cannot be merged (empty when it can)."""
     problems = []
     if info is None:
@@ -111,8 +111,7 @@ def plan(folders: Sequence[Path], into: Path, catalog: list[ExperimentInfo], roo
                 if run.good is None:
                     continue
                 found.refused += [
-                    Diagnostic(run.good_path, 1, 1, problem, HINT)
-                    for problem in _check(run.good, run.good_path, known.get(record.id))
+                    Diagnostic(run.good_path, 1, 1, problem, HINT) for problem in _check(run.good, known.get(record.id))
                 ]
                 other = speaks_for.setdefault(run.node, folder)
                 if other != folder:

@@ -81,6 +81,15 @@ def page_url(site_url: str | None, src_uri: str) -> str | None:
     return site_url + page_path(src_uri) if site_url else None
 
 
+def site_address(base: str, src_uri: str) -> str:
+    """Where a page or file ('terms/ptx.md#x') is published under base (the site's URL, or ''
+    for an address relative to the site's root, './' for the home page): what the exports
+    and glossary.json print."""
+    path, _, anchor = src_uri.partition("#")
+    url = (base + page_path(path)) or "./"
+    return f"{url}#{anchor}" if anchor else url
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def relative_href(to_uri: str, from_uri: str) -> str:
     """The link from the page from_uri to to_uri, both clean relative paths ('a/b.md').

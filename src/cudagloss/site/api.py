@@ -36,21 +36,19 @@ from cudagloss.model.measurements import ExperimentRecord, NodeRun, format_value
 from cudagloss.model.term import MeasurementCitation
 from cudagloss.model.urls import (
     measurement_src_uri,
-    page_path,
     raw_json_src_uri,
     result_anchor,
     section_src_uri,
+    site_address,
     term_src_uri,
     url_problem,
 )
-from cudagloss.site.body import render_body
+from cudagloss.site.escape import inert_json
 from cudagloss.site.renderer import Renderer
 from cudagloss.text.markdown import plain_text
 
 GLOSSARY_JSON = "glossary.json"
 """Where the site and the export publish the file, relative to the site's root."""
-
-_INERT = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _day(value: object) -> dt.date | None:
@@ -72,10 +70,8 @@ class _Builder:
         self.base = renderer.site_url or ""
 
     def url(self, src_uri: str) -> str:
-        """A page's address as Exporter.site_href gives it (not imported: the export imports this module)."""
-        path, _, anchor = src_uri.partition("#")
-        url = (self.base + page_path(path)) or "./"
-        return f"{url}#{anchor}" if anchor else url
+        """A page's address, as the exports print it."""
+        return site_address(self.base, src_uri)
 
     def api(self) -> GlossaryApi:
         sections = [
@@ -94,7 +90,7 @@ class _Builder:
     def term(self, t: LoadedTerm) -> ApiTerm:
         term = t.term
         section = self.corpus.section(term.section)
-        _, cited = render_body(term, self.corpus.measurements, term_src_uri(t.slug))
+        cited = self.r.cited(t.slug)
         return ApiTerm(
             slug=t.slug,
             url=self.url(term_src_uri(t.slug)),
@@ -196,9 +192,7 @@ def api_json(api: GlossaryApi) -> str:
     """The file's text: compact, keys sorted, lists in their meaningful order, UTF-8, a final
     newline. (Compact, Python's JSON encoder runs in C: 1,000 terms take a tenth of the time.)"""
     text = json.dumps(api, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_plain)
-    for char, escaped in _INERT.items():  # these occur only inside strings: JSON's syntax has none
-        text = text.replace(char, escaped)
-    return text + "\n"
+    return inert_json(text) + "\n"
 
 
 def glossary_api(renderer: Renderer) -> GlossaryApi:

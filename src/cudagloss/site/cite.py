@@ -112,8 +112,6 @@ def source_citation(source: Source) -> Markup:
     return Markup("(") + shown + Markup(", ") + escape.text(checked) + Markup(")")
 
 
-
-
 def _ratio(ratio: float) -> str:
     """48.3 -> '48', 148 -> '150', 2.34 -> '2.3': as precise as a comparison of medians is."""
     return f"{float(f'{ratio:.2g}'):g}" if ratio >= 10 else f"{ratio:.1f}"

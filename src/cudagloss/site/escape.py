@@ -113,19 +113,22 @@ def ident(value: str) -> Markup:
     return Markup(value)
 
 
+_INERT = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def inert_json(text: str) -> str:
+    """JSON text with <, >, & and the Unicode line separators as \\u escapes: they occur only
+    inside its strings (JSON's syntax has none), so the data is unchanged, and neither a
+    <script> element nor a browser sniffing the file for HTML finds markup in it."""
+    for char, escaped in _INERT.items():
+        text = text.replace(char, escaped)
+    return text
+
+
 def json_ld(data: dict[str, Any]) -> str:
     """JSON-LD for a <script> element that no string in it can close early or turn into
-    markup: no <, > or & at all (overrides/main.html writes it between the script tags)."""
-    body = json.dumps(data, ensure_ascii=False)
-    for char, code_point in (
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("&", "\\u0026"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
-        body = body.replace(char, code_point)
-    return body
+    markup (overrides/main.html writes it between the script tags)."""
+    return inert_json(json.dumps(data, ensure_ascii=False))
 
 
 # What the page templates, Python-Markdown (tables, admonitions, toc, details, highlight)

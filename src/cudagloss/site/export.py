@@ -17,7 +17,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from cudagloss.model.urls import SAFE_SCHEMES, measurement_src_uri, page_path, section_src_uri, term_src_uri
+from cudagloss.model.urls import SAFE_SCHEMES, measurement_src_uri, section_src_uri, site_address, term_src_uri
 from cudagloss.site.api import GLOSSARY_JSON, glossary_json
 from cudagloss.site.environment import render
 from cudagloss.site.export_views import Glossary, LlmsExperiment, LlmsSection, LlmsTerm, LlmsTxt
@@ -50,9 +50,7 @@ class Exporter:
     def site_href(self, src_uri: str) -> Markup:
         """The address of a generated page (directory URLs, as MkDocs publishes them): what
         urls.page_url computes, also without a site URL (then relative to the site root)."""
-        path, _, anchor = src_uri.partition("#")
-        url = (self.base + page_path(path)) or "./"
-        return Markup(f"{url}#{anchor}" if anchor else url)  # our pages' addresses: slugs under the site's URL
+        return Markup(site_address(self.base, src_uri))  # our pages' addresses: slugs under the site's URL
 
     def rebase(self, markdown: str, from_uri: str) -> str:
         """Links written relative to a page, rewritten for the one exported file."""

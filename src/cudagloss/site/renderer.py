@@ -138,6 +138,10 @@ class Renderer:
         text, auto = self.linker.link(text, slug, term_src_uri(slug), already=explicit)
         return _Body(text, frozenset(explicit | auto), cited)
 
+    def cited(self, slug: str) -> tuple[tuple[str, str], ...]:
+        """The (experiment, result) pairs a term's body shows, from its prepared body."""
+        return self._bodies[slug].cited
+
     def backlinks(self, slug: str) -> set[str]:
         return set(self._backlinks.get(slug, set()))
 
@@ -191,7 +195,7 @@ class Renderer:
         section_link = SectionLink(
             section.title if section else term.section, self._href(uri, section_src_uri(term.section))
         )
-        cited = self._bodies[slug].cited
+        cited = self.cited(slug)
         measured = tuple(citation_view(t.term, uri, c, self.corpus.measurements, cited) for c in term.measurements)
         measured_on = sorted({(n.node, n.gpu, n.date) for m in measured for n in m.nodes}, key=lambda n: (n[2], n[0]))
         b = term.byline

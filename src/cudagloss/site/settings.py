@@ -83,6 +83,7 @@ def _folder(root: Path, value: object, key: str) -> Path:
 
 def read_settings(config: Path, environ: Mapping[str, str] = os.environ) -> SiteSettings:
     """The settings of a mkdocs.yml; UsageError (one line) when it cannot be read."""
+
     class Loader(_Loader):
         """Its own class: the tag reads this call's environment."""
 

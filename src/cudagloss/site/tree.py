@@ -13,6 +13,7 @@ Two things a page needs beyond Markdown travel in its front matter, read by over
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -50,18 +51,23 @@ def _dump(data: Any) -> str:
 
 def page_text(page: GeneratedPage, settings: SiteSettings) -> str:
     """A page's Markdown with its front matter, as both the preview and the tree hand it over."""
-    meta: dict[str, str] = {}
-    if page.json_ld:
-        meta["json_ld"] = page.json_ld
-    edit = settings.edit_url(page.edit_uri)
-    if edit:
-        meta["edit_url"] = edit
+    meta = _front_matter(page.json_ld, settings.edit_url(page.edit_uri))
     if not meta:
         return page.markdown
     if page.markdown.startswith("---\n") and (end := page.markdown.find("\n---\n", 3)) != -1:
         # the template wrote a front matter of its own (search boost, say): ours joins it
-        return f"{page.markdown[: end + 1]}{_dump(meta)}{page.markdown[end + 1 :]}"
-    return f"---\n{_dump(meta)}---\n\n{page.markdown}"
+        return f"{page.markdown[: end + 1]}{meta}{page.markdown[end + 1 :]}"
+    return f"---\n{meta}---\n\n{page.markdown}"
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _front_matter(json_ld: str, edit_url: str | None) -> str:
+    """Our front matter's lines (YAML, '' for none). Memoised: `mkdocs serve` hands MkDocs every
+    page after each edit, and dumping YAML for each cost as much as rendering them all."""
+    meta = {"json_ld": json_ld} if json_ld else {}
+    if edit_url:
+        meta["edit_url"] = edit_url
+    return _dump(meta) if meta else ""
 
 
 def with_sanitiser(extensions: tuple[Any, ...]) -> list[Any]:
