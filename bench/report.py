@@ -16,7 +16,7 @@ from common import RESULTS, ROOT
 
 from cudagloss.files.atomic import write_text_atomic
 
-ORDER = ["build", "builders", "serve", "links", "verify", "byline"]
+ORDER = ["build", "check", "serve", "links", "verify", "byline"]
 
 
 README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +17,10 @@ if TYPE_CHECKING:
     from cudagloss.model.measurement import Measurement
 
 ROOT = Path(__file__).resolve().parent.parent
+CHECK_CACHE = tempfile.mkdtemp(prefix="cudagloss-test-cache-")
+"""The check cache of every test and every command a test runs (never the user's own)."""
+os.environ["CUDAGLOSS_CACHE_DIR"] = CHECK_CACHE
+atexit.register(shutil.rmtree, CHECK_CACHE, True)
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

@@ -27,7 +27,7 @@ _PUBLIC = {
     "Diagnostic": "cudagloss.errors",
     "GlossaryError": "cudagloss.errors",
     "ExitCode": "cudagloss.errors",
-    "load_corpus": "cudagloss.load.terms",
+    "load_corpus": "cudagloss.load.corpus",
     "load_glossary": "cudagloss.load.glossary",
     "Byline": "cudagloss.model.term",
     "MeasurementCitation": "cudagloss.model.term",
@@ -53,8 +53,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from cudagloss.errors import Diagnostic, ExitCode, GlossaryError
+    from cudagloss.load.corpus import load_corpus
     from cudagloss.load.glossary import load_glossary
-    from cudagloss.load.terms import load_corpus
     from cudagloss.model.term import Byline, MeasurementCitation, MeetEntry, Section, Source, Term
 
 

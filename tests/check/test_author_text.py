@@ -284,8 +284,8 @@ def test_the_sanitiser_keeps_our_markup_and_drops_anything_live() -> None:
 
 
 def test_every_body_in_the_repository_still_expands() -> None:
+    from cudagloss.load.corpus import load_corpus
     from cudagloss.load.measurements import load_measurements
-    from cudagloss.load.terms import load_corpus
 
     measurements, _ = load_measurements(ROOT / "measurements", ROOT)
     for t in load_corpus(ROOT / "terms", ROOT, measurements=measurements):

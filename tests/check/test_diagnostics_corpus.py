@@ -10,7 +10,8 @@ import pytest
 
 from conftest import FIXTURES, ROOT, check_golden
 from cudagloss.errors import GlossaryError
-from cudagloss.load.terms import load_corpus, term_files
+from cudagloss.load.corpus import load_corpus
+from cudagloss.load.terms import term_files
 
 BROKEN = FIXTURES / "broken"
 # Files in the broken corpus that are correct on purpose (others clash with them).

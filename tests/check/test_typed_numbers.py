@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT
+from cudagloss.check.markdown_fields import typed_numbers
+from cudagloss.check.typed_numbers import fact_mistakes
 from cudagloss.errors import Diagnostic, GlossaryError
-from cudagloss.load.facts import FACTS_FILE, check_typed_numbers
+from cudagloss.load.corpus import load_corpus
+from cudagloss.load.facts import FACTS_FILE, load_facts
 from cudagloss.load.measurements import load_measurements
-from cudagloss.load.terms import load_corpus, load_term, term_files
-from cudagloss.model.corpus import Corpus
+from cudagloss.load.terms import load_term, term_files
 
 HEAD = "# yaml-language-server: $schema=../schema/term.schema.json\n"
 SECTIONS = "sections:\n  - slug: basics\n    title: Basics\n"
@@ -213,6 +215,8 @@ def test_the_repository_types_no_number_about_a_gpu() -> None:
     """Every typed number in terms/ is a cited measurement or a reviewed fact."""
     folder = ROOT / "terms"
     terms = [t for p in term_files(folder) if (t := load_term(p, ROOT)[0]) is not None]
-    corpus = Corpus(folder, terms, [])
-    assert check_typed_numbers(corpus, "terms/_facts.yml", lambda p, s: (p.read_text(encoding="utf-8"), [])) == []
-    assert corpus.facts.entries
+    facts, found = load_facts(folder / FACTS_FILE, "terms/_facts.yml", lambda p, s: (p.read_text(encoding="utf-8"), []))
+    used: set[int] = set()
+    found += [d for t in terms for d in typed_numbers(t, None, facts, used)]
+    assert found + list(fact_mistakes(facts, used, [t.slug for t in terms])) == []
+    assert facts.entries

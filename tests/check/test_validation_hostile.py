@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from cudagloss.check.entries import entry_of
 from cudagloss.check.fields import utc_today
 from cudagloss.check.names import name_diagnostics
 from cudagloss.errors import GlossaryError
 from cudagloss.links.history import clean_name, read_history
-from cudagloss.load.terms import load_corpus
+from cudagloss.load.corpus import load_corpus
 from cudagloss.load.yamlnodes import compose
-from cudagloss.model.corpus import Corpus, LoadedTerm
+from cudagloss.model.corpus import LoadedTerm
 from cudagloss.model.measurement_rules import fit_text
 from cudagloss.model.positions import Positions
 from cudagloss.model.term import Term
@@ -159,7 +160,7 @@ def test_look_alike_check_is_bucketed_and_fast_at_5000_terms() -> None:
         )
     )
     start = time.perf_counter()
-    found = list(name_diagnostics(Corpus(Path("."), terms, [])))
+    found = list(name_diagnostics([entry_of(t) for t in terms]))
     assert time.perf_counter() - start < 2.0
     assert [d.message for d in found] == ["name: 'Кеrnеl 7' looks like 'Kernel 7' of terms/t7.yaml (name)"]
 

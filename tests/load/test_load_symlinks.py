@@ -15,7 +15,7 @@ import pytest
 
 from conftest import FIXTURES, cudagloss
 from cudagloss.errors import GlossaryError
-from cudagloss.load.terms import load_corpus
+from cudagloss.load.corpus import load_corpus
 
 SECRET = "s3cr3t-T0KEN-4f9a"
 OUTSIDE = "is a symbolic link to a file outside the repository; it would publish that file"

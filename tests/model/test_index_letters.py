@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT
-from cudagloss.load.terms import load_corpus
+from cudagloss.load.corpus import load_corpus
 from cudagloss.model.corpus import LoadedTerm, index_letter, sort_key
 from cudagloss.model.positions import Positions
 from cudagloss.model.term import Term

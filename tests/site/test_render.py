@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from conftest import FIXTURES, ROOT, check_golden
+from cudagloss.load.corpus import load_corpus
 from cudagloss.load.measurements import load_measurements
-from cudagloss.load.terms import load_corpus
 from cudagloss.site.renderer import Renderer
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from cudagloss.errors import Diagnostic
@@ -46,7 +46,7 @@ def _fields(cls: type) -> tuple[tuple[str, dict[str, Any]], ...]:
     return _FIELDS[cls]
 
 
-def _walk(obj: Any, where: str) -> Iterator[tuple[str, dict[str, Any], Any]]:
+def walk(obj: Any, where: str) -> Iterator[tuple[str, dict[str, Any], Any]]:
     """(field path, field metadata, value) of every field of a model object, depth first."""
     for name, meta in _fields(type(obj)):
         value = getattr(obj, name)
@@ -55,15 +55,15 @@ def _walk(obj: Any, where: str) -> Iterator[tuple[str, dict[str, Any], Any]]:
         if isinstance(value, list):
             for i, item in enumerate(value):
                 if dataclasses.is_dataclass(item):
-                    yield from _walk(item, f"{sub}[{i}]")
+                    yield from walk(item, f"{sub}[{i}]")
         elif dataclasses.is_dataclass(value):
-            yield from _walk(value, sub)
+            yield from walk(value, sub)
 
 
 def bounds(path: str, obj: Any, positions: Positions) -> list[Diagnostic]:
     """Every value longer, and every list longer, than the model allows."""
     out: list[Diagnostic] = []
-    for where, meta, value in _walk(obj, ""):
+    for where, meta, value in walk(obj, ""):
         most, items = meta.get("max_length"), meta.get("max_items")
         if isinstance(value, list) and items is not None and len(value) > items:
             out.append(
@@ -90,19 +90,21 @@ def bounds(path: str, obj: Any, positions: Positions) -> list[Diagnostic]:
     return out
 
 
-def future_dates(path: str, obj: Any, positions: Positions, today: dt.date | None = None) -> list[Diagnostic]:
-    """Every date after today (UTC, with DATE_SLACK): a checked_on in the future would stop
-    the link checker from ever checking that URL again."""
-    latest = (today or utc_today()) + DATE_SLACK
+def future_dates(
+    path: str, dates: Iterable[tuple[str, str, tuple[int, int]]], today: dt.date | None = None
+) -> list[Diagnostic]:
+    """Every date (field path, ISO text, position) after today (UTC, with DATE_SLACK): a
+    checked_on in the future would stop the link checker from ever checking that URL again."""
+    latest = ((today or utc_today()) + DATE_SLACK).isoformat()
     return [
         Diagnostic(
             path,
-            *positions.at(where),
-            f"{where}: {value.isoformat()} is in the future",
+            *at,
+            f"{where}: {value} is in the future",
             "write the date it happened: today at the latest (UTC, with a day's slack for time zones)",
         )
-        for where, _meta, value in _walk(obj, "")
-        if isinstance(value, dt.date) and value > latest
+        for where, value, at in dates
+        if value > latest
     ]
 
 
@@ -113,7 +115,7 @@ def emails(
     a page is public, and an address there is harvested. Slugs and URLs are not text here.
     locate(field, text) places it in the file (a body's line); the field's position otherwise."""
     out: list[Diagnostic] = []
-    for sub, meta, value in _walk(obj, where):
+    for sub, meta, value in walk(obj, where):
         if sub.rsplit(".", 1)[-1] in _NOT_TEXT or "pattern" in meta:
             continue
         texts = [(sub, value)] if isinstance(value, str) else []

@@ -9,63 +9,58 @@ is reported at the disguised form (the one that is not its own skeleton, 'РТХ
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from cudagloss.check.entries import Entry, Form
 from cudagloss.errors import Diagnostic
-from cudagloss.model.corpus import Corpus, LoadedTerm
-from cudagloss.text.characters import disguised, form_problem, look_alike_key
 from cudagloss.text.skeleton import skeleton
 
-_FORMS = ("aliases", "abbreviations", "plurals")
 _ONE_OWNER = "each name, alias, abbreviation and plural belongs to one term"
 
 
-def _at(t: LoadedTerm, where: str, message: str, hint: str) -> Diagnostic:
-    return Diagnostic(t.path, *t.at(where), f"{where}: {message}", hint)
+def _at(entry: Entry, form: Form, message: str, hint: str) -> Diagnostic:
+    return Diagnostic(entry.path, *form.at, f"{form.where}: {message}", hint)
 
 
-def _claims(corpus: Corpus) -> list[tuple[LoadedTerm, str, str]]:
-    """(term, field path, form): names first, so a clash is reported at the alias."""
-    claims = [(t, "name", t.term.name) for t in corpus]
-    for t in corpus:
-        for field in _FORMS:
-            claims += [(t, f"{field}[{i}]", value) for i, value in enumerate(getattr(t.term, field))]
-    return claims
+def _claims(entries: list[Entry]) -> list[tuple[Entry, Form]]:
+    """(term, form): names first, so a clash is reported at the alias."""
+    return [(e, e.forms[0]) for e in entries if e.forms] + [(e, f) for e in entries for f in e.forms[1:]]
 
 
-def name_diagnostics(corpus: Corpus) -> Iterator[Diagnostic]:
+def name_diagnostics(entries: Iterable[Entry]) -> Iterator[Diagnostic]:
     """Forms that are not plain, forms used twice, and forms that look like another's."""
-    exact: dict[str, tuple[LoadedTerm, str]] = {}
-    alike: dict[str, tuple[LoadedTerm, str, str]] = {}
-    for t, where, value in _claims(corpus):
+    exact: dict[str, tuple[Entry, str]] = {}
+    alike: dict[str, tuple[Entry, Form]] = {}
+    for t, form in _claims(list(entries)):
+        value = form.value
         key = value.strip().casefold()
         if not key:
             continue
-        problem = form_problem(value)
-        if problem:
-            yield _at(t, where, f"'{value}' {problem}", "names are matched as typed: write them in plain characters")
+        if form.problem:
+            yield _at(
+                t, form, f"'{value}' {form.problem}", "names are matched as typed: write them in plain characters"
+            )
             continue
         if key in exact:
             other, other_where = exact[key]
             place = f"{other.path} ({other_where})" if other is not t else other_where
-            yield _at(t, where, f"'{value}' is already used by {place}", _ONE_OWNER)
+            yield _at(t, form, f"'{value}' is already used by {place}", _ONE_OWNER)
             continue
-        exact[key] = (t, where)
-        look = look_alike_key(value)
-        if look in alike:
-            other, other_where, other_value = alike[look]
-            if disguised(other_value) and not disguised(value):
-                alike[look] = (t, where, value)
-                t, where, value, other, other_where, other_value = other, other_where, other_value, t, where, value
-            place = f"{other.path} ({other_where})" if other is not t else other_where
+        exact[key] = (t, form.where)
+        if form.look in alike:
+            other, other_form = alike[form.look]
+            if other_form.disguised and not form.disguised:
+                alike[form.look] = (t, form)
+                t, form, other, other_form = other, other_form, t, form
+            place = f"{other.path} ({other_form.where})" if other is not t else other_form.where
             yield _at(
                 t,
-                where,
-                f"'{value}' looks like '{other_value}' of {place}",
+                form,
+                f"'{form.value}' looks like '{other_form.value}' of {place}",
                 "a reader cannot tell them apart: use another name, or make it an alias of that term",
             )
         else:
-            alike[look] = (t, where, value)
+            alike[form.look] = (t, form)
 
 
 def slug_diagnostics(all_slugs: dict[str, list[str]]) -> Iterator[Diagnostic]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from cudagloss.check.entries import Entry
 from cudagloss.check.fields import emails, shown
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.corpus import Corpus
@@ -11,7 +12,7 @@ from cudagloss.model.term import is_slug
 from cudagloss.text.skeleton import skeleton
 
 
-def section_diagnostics(corpus: Corpus) -> Iterator[Diagnostic]:
+def section_diagnostics(corpus: Corpus, entries: Iterable[Entry]) -> Iterator[Diagnostic]:
     """Each section's slug is a slug, listed once and not a lookalike of another; no
     e-mail address in a section; every term names a section that is listed."""
     known = [s.slug for s in corpus.sections]
@@ -40,14 +41,12 @@ def section_diagnostics(corpus: Corpus) -> Iterator[Diagnostic]:
                 "rename one of the two so a reader can tell them apart",
             )
         seen.setdefault(skeleton(slug), slug)
-    for t in corpus:
-        if t.term.section not in known:
-            line, col = t.at("section")
+    for e in entries:
+        if e.section.value not in known:
             yield Diagnostic(
-                t.path,
-                line,
-                col,
-                f"section: no section '{t.term.section}'{did_you_mean(t.term.section, known)}",
+                e.path,
+                *e.section.at,
+                f"section: no section '{e.section.value}'{did_you_mean(e.section.value, known)}",
                 f"sections are listed in {corpus.sections_path}: {', '.join(known)}",
             )
     for i, section in enumerate(corpus.sections):

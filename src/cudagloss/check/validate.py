@@ -1,8 +1,12 @@
 """Validate stage: checks that need the whole corpus or more than a field's type.
 
 Each check returns diagnostics; none stops the others, so an author sees every mistake.
-The Markdown fields are checked in cudagloss.check.markdown_fields, the sections file in
-cudagloss.check.sections, names and slugs in cudagloss.check.names.
+They come in two kinds: `term_diagnostics`, decided by one term's file (with the
+measurements and the facts file, the same for all terms), which a cache may keep per file;
+and `corpus_diagnostics`, over every term's `Entry` (names, slugs, sections, related terms,
+links to terms, dates against today). The Markdown fields are checked in
+cudagloss.check.markdown_fields, the sections file in cudagloss.check.sections, names and
+slugs in cudagloss.check.names.
 """
 
 from __future__ import annotations
@@ -13,12 +17,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from cudagloss.check.claims import claim_diagnostics
+from cudagloss.check.entries import Entry, Ref
 from cudagloss.check.fields import emails, future_dates, shown
-from cudagloss.check.markdown_fields import field_position, markdown_fields
+from cudagloss.check.markdown_fields import field_position, markdown_fields, typed_numbers
 from cudagloss.check.names import name_diagnostics, slug_diagnostics
 from cudagloss.check.sections import section_diagnostics
 from cudagloss.errors import Diagnostic, did_you_mean
-from cudagloss.model.corpus import Corpus, LoadedTerm
+from cudagloss.model.corpus import Corpus, Facts, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet, verify_command
 from cudagloss.model.term import SLUG_PATTERN, is_slug
 from cudagloss.model.urls import url_problem
@@ -73,22 +78,38 @@ def _text_fields(t: LoadedTerm) -> Iterator[Diagnostic]:
                 yield _d(t, f"{field}[{i}]", "is empty", "remove the empty item")
 
 
-def _related(t: LoadedTerm, known: set[str]) -> Iterator[Diagnostic]:
+def _e(entry: Entry, ref: Ref, message: str, hint: str) -> Diagnostic:
+    return Diagnostic(entry.path, *ref.at, f"{ref.where}: {message}", hint)
+
+
+def _related(e: Entry, known: set[str]) -> Iterator[Diagnostic]:
     seen: set[str] = set()
-    for i, slug in enumerate(t.term.related):
-        where = f"related[{i}]"
-        if slug == t.slug:
-            yield _d(t, where, "a term cannot be related to itself", "remove this item")
+    for ref in e.related:
+        slug = ref.value
+        if slug == e.slug:
+            yield _e(e, ref, "a term cannot be related to itself", "remove this item")
         elif slug not in known:
-            yield _d(
-                t,
-                where,
+            yield _e(
+                e,
+                ref,
                 f"no term '{slug}'{did_you_mean(slug, known)}",
                 "related lists slugs: the file names in terms/ without '.yaml'",
             )
         elif slug in seen:
-            yield _d(t, where, f"'{slug}' is listed twice", "remove the repeated item")
+            yield _e(e, ref, f"'{slug}' is listed twice", "remove the repeated item")
         seen.add(slug)
+
+
+def _term_links(e: Entry, known: set[str]) -> Iterator[Diagnostic]:
+    """where_you_meet_this links that are no URL: each must be a term's slug."""
+    for ref in e.term_links:
+        if ref.value not in known:
+            yield _e(
+                e,
+                ref,
+                f"'{shown(ref.value)}' is neither an http(s) URL nor a term{did_you_mean(ref.value, known)}",
+                "link to a web page (https://...) or give another term's slug",
+            )
 
 
 def _sources(t: LoadedTerm) -> Iterator[Diagnostic]:
@@ -130,29 +151,29 @@ def _sources(t: LoadedTerm) -> Iterator[Diagnostic]:
             first[key] = i
 
 
-def _meet(t: LoadedTerm, known: set[str]) -> Iterator[Diagnostic]:
+def _meet(t: LoadedTerm) -> Iterator[Diagnostic]:
+    """Labels, and links that are URLs (the others name terms: see _term_links)."""
     for i, entry in enumerate(t.term.where_you_meet_this):
         where = f"where_you_meet_this[{i}]"
         if not entry.label.strip():
             yield _d(t, f"{where}.label", "is empty", "name the place, e.g. an API call or a tool")
         link = entry.link
-        if link is None or link in known:
+        if link is None or (":" not in link and "/" not in link):
             continue
-        problem = url_problem(link) if ":" in link or "/" in link else "is neither an http(s) URL nor a term"
+        problem = url_problem(link)
         if problem:
             yield _d(
                 t,
                 f"{where}.link",
-                f"'{shown(link)}' {problem}{did_you_mean(link, known) if ':' not in link else ''}",
+                f"'{shown(link)}' {problem}",
                 "link to a web page (https://...) or give another term's slug",
             )
 
 
-def _byline(t: LoadedTerm, today: dt.date | None) -> Iterator[Diagnostic]:
+def _emails(t: LoadedTerm) -> Iterator[Diagnostic]:
     """No e-mail address in any text field, the byline's names included (a page is public;
-    an address there is harvested), and no date in the future."""
+    an address there is harvested)."""
     yield from emails(t.path, t.term, t.positions, locate=lambda where, text: field_position(t, where, *email_at(text)))
-    yield from future_dates(t.path, t.term, t.positions, today)
 
 
 def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator[Diagnostic]:
@@ -205,11 +226,35 @@ def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterato
                 )
 
 
-def validate(
-    corpus: Corpus, *, all_slugs: dict[str, list[str]], sections_loaded: bool = True, today: dt.date | None = None
+def term_diagnostics(
+    t: LoadedTerm, measurements: MeasurementSet | None, facts: Facts
+) -> tuple[list[Diagnostic], set[int]]:
+    """Every check one term's file decides, given the measurements and the facts file; and
+    the index of each fact its prose used (the facts check needs them all)."""
+    out: list[Diagnostic] = []
+    out += _text_fields(t)
+    out += _sources(t)
+    out += _meet(t)
+    out += _emails(t)
+    out += _measurements(t, measurements)
+    out += markdown_fields(t, measurements)
+    out += claim_diagnostics(t, measurements)
+    used: set[int] = set()
+    out += typed_numbers(t, measurements, facts, used)
+    return out, used
+
+
+def corpus_diagnostics(
+    corpus: Corpus,
+    entries: list[Entry],
+    *,
+    all_slugs: dict[str, list[str]],
+    sections_loaded: bool = True,
+    today: dt.date | None = None,
 ) -> list[Diagnostic]:
-    """Every cross-field and cross-file check. all_slugs maps each slug to the files named so;
-    today (UTC, by default) is the latest date a term may hold, give or take a day."""
+    """Every check across files. all_slugs maps each slug to the files named so; today (UTC,
+    by default) is the latest date a term may hold, give or take a day. corpus gives the
+    sections (its terms are not read: entries stand for them)."""
     out: list[Diagnostic] = []
     for slug, paths in all_slugs.items():
         for path in paths[1:]:
@@ -219,17 +264,12 @@ def validate(
                 )
             )
     known = set(all_slugs)
-    for t in corpus:
-        out += _text_fields(t)
-        out += _related(t, known)
-        out += _sources(t)
-        out += _meet(t, known)
-        out += _byline(t, today)
-        out += _measurements(t, corpus.measurements)
-        out += markdown_fields(t, corpus.measurements)
-        out += claim_diagnostics(t, corpus.measurements)
-    out += name_diagnostics(corpus)
+    for e in entries:
+        out += _related(e, known)
+        out += _term_links(e, known)
+        out += future_dates(e.path, ((d.where, d.value, d.at) for d in e.dates), today)
+    out += name_diagnostics(entries)
     out += slug_diagnostics(all_slugs)
     if sections_loaded:
-        out += section_diagnostics(corpus)
+        out += section_diagnostics(corpus, entries)
     return out

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, count, report
-from cudagloss.load.glossary import load_glossary
+from cudagloss.load.glossary import check_glossary
 
 
 def _escape(text: str, *, prop: bool = False) -> str:
@@ -44,13 +44,15 @@ def print_diagnostics(diagnostics: list[Diagnostic], form: str) -> None:
 def run(args: argparse.Namespace) -> ExitCode:
     terms = Path(args.terms)
     measurements = Path(args.measurements) if args.measurements else terms.parent / "measurements"
-    corpus = load_glossary(terms, None if args.no_measurements else measurements, repo_root=Path.cwd())
-    if corpus.warnings:
+    report = check_glossary(
+        terms, None if args.no_measurements else measurements, repo_root=Path.cwd(), cache=not args.no_cache
+    )
+    if report.warnings:
         if args.strict:
-            raise GlossaryError(corpus.warnings)
-        print_diagnostics(corpus.warnings, args.format)
+            raise GlossaryError(report.warnings)
+        print_diagnostics(report.warnings, args.format)
     if not args.quiet:
-        print(f"{args.terms}: {len(corpus)} terms in {len(corpus.sections)} sections, no errors")
+        print(f"{args.terms}: {report.terms} terms in {report.sections} sections, no errors")
     return ExitCode.OK
 
 
@@ -62,6 +64,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--measurements", help="the measurements folder the terms cite (default: measurements/ beside the terms)"
     )
     check.add_argument("--no-measurements", action="store_true", help="check the terms without their measurements")
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every file again, ignoring the per-user check cache (CUDAGLOSS_CACHE=off does the same)",
+    )
     check.add_argument("--strict", action="store_true", help="fail on warnings too (e.g. stale measurements)")
     check.add_argument(
         "--format",

@@ -12,11 +12,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from cudagloss.check.markdown_fields import typed_numbers
-from cudagloss.check.typed_numbers import fact_mistakes
 from cudagloss.errors import Diagnostic
 from cudagloss.load.convert import parse_file
-from cudagloss.model.corpus import Corpus, Facts, FactsFile
+from cudagloss.model.corpus import Facts, FactsFile
 
 FACTS_FILE = "_facts.yml"
 
@@ -33,13 +31,3 @@ def load_facts(path: Path, shown: str, read: Reader) -> tuple[Facts, list[Diagno
         return Facts(path=shown), diags
     loaded, diags, positions = parse_file(shown, text, FactsFile)
     return (Facts(path=shown) if loaded is None else Facts(loaded.facts, shown, positions)), diags
-
-
-def check_typed_numbers(corpus: Corpus, shown: str, read: Reader) -> list[Diagnostic]:
-    """Load the facts file of the corpus' folder onto it and hold every term's prose to it:
-    each number about a GPU typed by hand, and each mistake in the file."""
-    corpus.facts, found = load_facts(corpus.root / FACTS_FILE, shown, read)
-    used: set[int] = set()
-    for t in corpus:
-        found += typed_numbers(t, corpus.measurements, corpus.facts, used)
-    return found + list(fact_mistakes(corpus.facts, used, [t.slug for t in corpus]))

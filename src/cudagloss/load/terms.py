@@ -9,12 +9,9 @@ import os
 import stat
 from pathlib import Path
 
-from cudagloss.check.validate import validate
-from cudagloss.errors import Diagnostic, GlossaryError, display_path
+from cudagloss.errors import Diagnostic, display_path
 from cudagloss.load.convert import parse_file
-from cudagloss.load.facts import FACTS_FILE, check_typed_numbers
-from cudagloss.model.corpus import Corpus, LoadedTerm
-from cudagloss.model.measurements import MeasurementSet
+from cudagloss.model.corpus import LoadedTerm
 from cudagloss.model.positions import Positions
 from cudagloss.model.term import SectionsFile, Term, is_slug
 
@@ -28,14 +25,19 @@ FILE_MAX = 256 * 1024
 def term_files(folder: Path) -> list[Path]:
     """The term files of a folder, sorted by name: every '.yaml' or '.yml' name, whatever it
     is (a link, a FIFO, a folder: reading refuses those); not '_*' nor editor locks ('.#*')."""
-    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and not p.name.startswith(("_", ".#")))
+    names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")) and not n.startswith(("_", ".#")))
+    return [folder / n for n in names if Path(n).suffix in (".yaml", ".yml")]
 
 
 def shown_path(path: Path, root: Path | None) -> str:
     """path as diagnostics show it: its folder relative to root, then its own name, so that a
     link is named as the author sees it (never by where it leads, nor resolved round a loop)."""
-    folder = display_path(path.parent, root)
-    return path.name if folder == "." else f"{folder}/{path.name}"
+    return shown_in(display_path(path.parent, root), path.name)
+
+
+def shown_in(folder: str, name: str) -> str:
+    """A file's name as shown, given its folder's (display_path)."""
+    return name if folder == "." else f"{folder}/{name}"
 
 
 def boundary(folder: Path, root: Path | None) -> Path:
@@ -65,14 +67,15 @@ def _refused(path: Path, top: Path) -> tuple[str, str] | None:
     return None
 
 
-def _read(path: Path, shown: str, top: Path) -> tuple[str | None, list[Diagnostic]]:
+def read_term_file(path: Path, shown: str, top: Path) -> tuple[str | None, list[Diagnostic]]:
     """The file's text, or why it cannot be a term file: refused by _refused (and then never
     opened), unreadable, not UTF-8, or over FILE_MAX bytes (counted before parsing, never read past)."""
     try:
         refused = _refused(path, top)
         if refused:
             return None, [Diagnostic(shown, 1, 1, *refused)]
-        fd = os.open(path.resolve(), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        target = path.resolve() if os.path.islink(path) else path  # a link was judged by _refused
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since it was looked at
                 return None, [Diagnostic(shown, 1, 1, "is not a regular file", "")]
@@ -121,9 +124,14 @@ def load_term(path: Path, root: Path | None = None, top: Path | None = None) -> 
     """Read one term file; return the term (None when unusable) and every mistake found.
     top: the folder it may not lead out of (see boundary)."""
     shown = shown_path(path, root)
-    text, diags = _read(path, shown, top or boundary(path.parent, root))
+    text, diags = read_term_file(path, shown, top or boundary(path.parent, root))
     if text is None:
         return None, diags
+    return term_from_text(path, shown, text)
+
+
+def term_from_text(path: Path, shown: str, text: str) -> _Loaded:
+    """The term in text, read from path (shown as shown), and every mistake in it."""
     last = _last_loaded.get((path, shown))
     if last is not None and last[0] == text:
         return last[1][0], list(last[1][1])
@@ -153,11 +161,11 @@ def _parse_term(path: Path, shown: str, text: str) -> _Loaded:
 
 def load_sections(folder: Path, root: Path | None = None) -> tuple[SectionsFile | None, str, list[Diagnostic]]:
     """The sections file of folder, where it is shown, and every mistake found in it."""
-    sections, shown, diags, _ = _load_sections(folder, root)
+    sections, shown, diags, _ = load_sections_at(folder, root)
     return sections, shown, diags
 
 
-def _load_sections(
+def load_sections_at(
     folder: Path, root: Path | None = None
 ) -> tuple[SectionsFile | None, str, list[Diagnostic], Positions]:
     path = folder / SECTIONS_FILE
@@ -171,48 +179,8 @@ def _load_sections(
             "create it with 'sections:' and one '- slug: ...' / 'title: ...' entry per section",
         )
         return None, shown, [missing], Positions()
-    text, diags = _read(path, shown, boundary(folder, root))
+    text, diags = read_term_file(path, shown, boundary(folder, root))
     if text is None:
         return None, shown, diags, Positions()
     sections, diags, positions = parse_file(shown, text, SectionsFile)
     return sections, shown, diags, positions
-
-
-def load_corpus(
-    folder: Path,
-    root: Path | None = None,
-    *,
-    measurements: MeasurementSet | None = None,
-    found_before: list[Diagnostic] | None = None,
-) -> Corpus:
-    """Load all terms of folder and check them (and their citations of measurements); raise
-    GlossaryError with every mistake, including found_before (e.g. from the measurement
-    files). Warnings alone do not raise: they are kept on the corpus."""
-    if not folder.is_dir():
-        raise GlossaryError(
-            [Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")]
-        )
-    top = boundary(folder, root)
-    if folder.is_symlink() and not folder.resolve().is_relative_to(top):
-        message = "is a symbolic link to a folder outside the repository; it would publish its files"
-        raise GlossaryError([Diagnostic(shown_path(folder, root), 1, 1, message, "keep the terms in the repository")])
-    diagnostics: list[Diagnostic] = list(found_before or [])
-    sections, sections_path, found, sections_positions = _load_sections(folder, root)
-    diagnostics += found
-    terms: list[LoadedTerm] = []
-    all_slugs: dict[str, list[str]] = {}
-    for path in term_files(folder):
-        all_slugs.setdefault(path.stem, []).append(shown_path(path, root))
-        loaded, found = load_term(path, root, top)
-        diagnostics += found
-        if loaded is not None:
-            terms.append(loaded)
-    corpus = Corpus(
-        folder, terms, sections.sections if sections else [], sections_path, measurements, sections_positions
-    )
-    diagnostics += validate(corpus, all_slugs=all_slugs, sections_loaded=sections is not None)
-    diagnostics += check_typed_numbers(corpus, shown_path(folder / FACTS_FILE, root), lambda p, s: _read(p, s, top))
-    if any(not d.warning for d in diagnostics):
-        raise GlossaryError(diagnostics)
-    corpus.warnings = sorted(diagnostics)
-    return corpus

@@ -35,8 +35,9 @@ _HEADER = (
 )
 
 
-class _Dumper(yaml.SafeDumper):
-    """Multi-line strings as literal blocks, as a person would write them."""
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Multi-line strings as literal blocks, as a person would write them. libyaml's emitter
+    where PyYAML has it: the Python one cost 0.7 ms a page, as much as rendering the page."""
 
 
 _Dumper.add_representer(

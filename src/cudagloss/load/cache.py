@@ -1,0 +1,196 @@
+"""The check cache: what each term file checked to, kept per user so that `cudagloss check`
+re-reads only the files that changed.
+
+A term's own checks depend on its bytes, the measurements, the facts file, this package's
+code and the Python it runs on; all but the bytes make the `context`, and a cache written
+under another context is not used at all. Per file the cache keeps a digest of its bytes,
+its diagnostics, the facts it used and its `Entry` (what the checks across files need). A
+file whose digest matches is neither parsed nor checked again.
+
+The cache lives in the user's cache folder (`$CUDAGLOSS_CACHE_DIR`, else
+`$XDG_CACHE_HOME/cudagloss`, else `~/.cache/cudagloss`), never in the repository: a pull
+request could commit a cache that declares its own mistaken term clean. It is JSON (never
+pickle), read only when it and its folder are the user's own and no one else may write them;
+anything unexpected in it means a cold run, never an error. `--no-cache` or
+`CUDAGLOSS_CACHE=off` turns it off.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cudagloss.check.entries import Entry
+from cudagloss.errors import Diagnostic
+from cudagloss.files.atomic import WriteFailed, write_text_atomic
+
+FORMAT = 1
+MAX_BYTES = 256 * 1024 * 1024
+"""A cache file larger than this is not read (5,000 terms make about 4 MB)."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One term file's checks, as the cache keeps them."""
+
+    diagnostics: list[Diagnostic]
+    used_facts: frozenset[int]
+    entry: Entry | None
+    """None when the file did not load as a term (its diagnostics say why)."""
+
+
+def digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=20).hexdigest()
+
+
+@functools.cache
+def code_digest() -> str:
+    """This package's code, so that a changed check never reuses an old verdict."""
+    package = Path(__file__).resolve().parent.parent
+    h = hashlib.blake2b(digest_size=20)
+    for path in sorted(package.rglob("*.py")):
+        h.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def context_digest(*parts: str) -> str:
+    """The digest of everything besides a file's bytes that its checks depend on."""
+    h = hashlib.blake2b(digest_size=20)
+    for part in (str(FORMAT), code_digest(), sys.version, yaml.__version__, *parts):
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return h.hexdigest()
+
+
+def cache_folder() -> Path | None:
+    """Where caches go, or None when turned off."""
+    if os.environ.get("CUDAGLOSS_CACHE", "").lower() in ("0", "off", "no", "false"):
+        return None
+    explicit = os.environ.get("CUDAGLOSS_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "cudagloss"
+
+
+def _ours(info: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else."""
+    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+_Files = dict[str, tuple[str, "Checked"]]
+_last: dict[Path, tuple[tuple[int, int, int], str, _Files]] = {}
+"""The cache file this process last wrote or read, by its (inode, size, mtime): `make serve`
+checks after every edit, and decoding 5,000 entries each time cost a third of a second."""
+
+
+def _stamp(info: os.stat_result) -> tuple[int, int, int]:
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+@dataclass
+class CheckCache:
+    """The cache of one terms folder under one context."""
+
+    path: Path | None
+    context: str
+    entries: dict[str, tuple[str, Checked]] = field(default_factory=dict)
+    """File name -> (digest of its text, what it checked to), as read."""
+    seen: dict[str, tuple[str, Checked]] = field(default_factory=dict)
+    """What this run found, which is what is saved."""
+    changed: bool = False
+
+    @classmethod
+    def open(cls, terms: Path, context: str) -> CheckCache:
+        """The cache for terms under context; empty when there is none usable."""
+        folder = cache_folder()
+        if folder is None:
+            return cls(None, context)
+        name = hashlib.blake2b(str(terms.resolve()).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        cache = cls(folder / "check" / f"{name}.json", context)
+        cache.entries = cache._read()
+        return cache
+
+    def _read(self) -> dict[str, tuple[str, Checked]]:
+        if self.path is None:
+            return {}
+        try:
+            info = os.lstat(self.path)
+            if not (_ours(os.stat(self.path.parent)) and _ours(info)):
+                return {}
+            last = _last.get(self.path)
+            if last is not None and last[0] == _stamp(info) and last[1] == self.context:
+                return last[2]
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return {}
+                raw = f.read(MAX_BYTES + 1)
+            if len(raw) > MAX_BYTES:
+                return {}
+            data = json.loads(raw)
+            if data.get("format") != FORMAT or data.get("context") != self.context:
+                return {}
+            found = {_name(k): (_name(v[0]), _checked(v[1])) for k, v in data["files"].items()}
+            _last[self.path] = (_stamp(info), self.context, found)
+            return found
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
+            return {}
+
+    def get(self, name: str, text_digest: str) -> Checked | None:
+        found = self.entries.get(name)
+        if found is None or found[0] != text_digest:
+            return None
+        self.seen[name] = found
+        return found[1]
+
+    def put(self, name: str, text_digest: str, checked: Checked) -> None:
+        self.seen[name] = (text_digest, checked)
+        self.changed = True
+
+    def save(self) -> None:
+        """Write what this run found, when anything changed; a cache that cannot be written
+        is no error (the next run is cold)."""
+        if self.path is None or not (self.changed or set(self.seen) != set(self.entries)):
+            return
+        files = {name: [d, _checked_json(c)] for name, (d, c) in sorted(self.seen.items())}
+        text = json.dumps({"format": FORMAT, "context": self.context, "files": files}, separators=(",", ":"))
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_text_atomic(self.path, text)
+            _last[self.path] = (_stamp(os.lstat(self.path)), self.context, dict(self.seen))
+        except (WriteFailed, OSError):
+            pass
+
+
+def _name(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def _checked_json(c: Checked) -> dict[str, Any]:
+    return {
+        "diagnostics": [[d.path, d.line, d.col, d.message, d.hint, d.warning] for d in c.diagnostics],
+        "used_facts": sorted(c.used_facts),
+        "entry": c.entry.to_json() if c.entry else None,
+    }
+
+
+def _checked(data: dict[str, Any]) -> Checked:
+    diagnostics = []
+    for path, line, col, message, hint, warning in data["diagnostics"]:
+        if not all(isinstance(v, str) for v in (path, message, hint)) or not all(type(v) is int for v in (line, col)):
+            raise TypeError("not a diagnostic")
+        diagnostics.append(Diagnostic(path, line, col, message, hint, warning is True))
+    used = frozenset(int(i) for i in data["used_facts"] if type(i) is int)
+    entry = Entry.from_json(data["entry"]) if data["entry"] is not None else None
+    return Checked(diagnostics, used, entry)
