@@ -17,6 +17,7 @@ import pytest
 import cudagloss.load.corpus as corpus_module
 from conftest import FIXTURES, ROOT
 from cudagloss.errors import GlossaryError
+from cudagloss.load.cache import digest
 from cudagloss.load.corpus import check_corpus, load_corpus
 from cudagloss.load.terms import term_from_text
 from cudagloss.text.skeleton import ASCII_PROTOTYPES, _prototypes, skeleton
@@ -134,20 +135,26 @@ def test_a_new_facts_file_or_other_measurements_are_a_new_context(tmp_path: Path
     assert verdict(folder, tmp_path) == []  # without measurements nothing is known of its results
 
 
-@pytest.mark.parametrize("attack", ["group-writable", "symlink", "garbage", "other-format"])
-def test_a_cache_that_cannot_be_trusted_is_ignored(tmp_path: Path, attack: str) -> None:
+def forged(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]]:
+    """A glossary whose one term now holds a mistake, and a cache whose entry for it was
+    forged to declare the new text clean: (repository, cache folder, cache file, its data)."""
     root = tmp_path / "repo"
     glossary(root, {"a.yaml": term("Alpha")})
     cache = tmp_path / "cache"
     assert cli(root, cache).returncode == 0
-    (root / "terms" / "a.yaml").write_text(term("Alpha", body="Mail someone@example.com."), encoding="utf-8")
+    bad = term("Alpha", body="Mail someone@example.com.")
+    (root / "terms" / "a.yaml").write_text(bad, encoding="utf-8")
     (stored,) = (cache / "check").glob("*.json")
     data = json.loads(stored.read_text(encoding="utf-8"))
-    text = (root / "terms" / "a.yaml").read_text(encoding="utf-8")
-    from cudagloss.load.cache import digest
-
-    data["files"]["a.yaml"][0] = digest(text)  # a forged entry: the bad file, declared clean
+    data["files"]["a.yaml"][0] = digest(bad)
     stored.write_text(json.dumps(data), encoding="utf-8")
+    stored.chmod(0o600)
+    return root, cache, stored, data
+
+
+@pytest.mark.parametrize("attack", ["group-writable", "symlink", "garbage", "other-format"])
+def test_a_cache_that_cannot_be_trusted_is_ignored(tmp_path: Path, attack: str) -> None:
+    root, cache, stored, data = forged(tmp_path)
     if attack == "group-writable":
         stored.chmod(0o664)
     elif attack == "symlink":
@@ -167,18 +174,7 @@ def test_a_cache_that_cannot_be_trusted_is_ignored(tmp_path: Path, attack: str) 
 def test_the_forged_entry_of_the_trust_test_would_be_believed_from_a_trusted_file(tmp_path: Path) -> None:
     """The other side of the test above: the same forgery in a file we trust is used, so the
     attacks above fail for the reason they name, not by accident."""
-    root = tmp_path / "repo"
-    glossary(root, {"a.yaml": term("Alpha")})
-    cache = tmp_path / "cache"
-    assert cli(root, cache).returncode == 0
-    (root / "terms" / "a.yaml").write_text(term("Alpha", body="Mail someone@example.com."), encoding="utf-8")
-    (stored,) = (cache / "check").glob("*.json")
-    data = json.loads(stored.read_text(encoding="utf-8"))
-    from cudagloss.load.cache import digest
-
-    data["files"]["a.yaml"][0] = digest((root / "terms" / "a.yaml").read_text(encoding="utf-8"))
-    stored.write_text(json.dumps(data), encoding="utf-8")
-    stored.chmod(0o600)
+    root, cache, _, _ = forged(tmp_path)
     assert cli(root, cache).returncode == 0
 
 
