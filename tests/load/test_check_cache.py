@@ -135,9 +135,9 @@ def test_a_new_facts_file_or_other_measurements_are_a_new_context(tmp_path: Path
     assert verdict(folder, tmp_path) == []  # without measurements nothing is known of its results
 
 
-def forged(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]]:
+def forged(tmp_path: Path) -> tuple[Path, Path, Path, list[Any]]:
     """A glossary whose one term now holds a mistake, and a cache whose entry for it was
-    forged to declare the new text clean: (repository, cache folder, cache file, its data)."""
+    forged to declare the new text clean: (repository, cache folder, cache file, its lines)."""
     root = tmp_path / "repo"
     glossary(root, {"a.yaml": term("Alpha")})
     cache = tmp_path / "cache"
@@ -145,16 +145,21 @@ def forged(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Any]]:
     bad = term("Alpha", body="Mail someone@example.com.")
     (root / "terms" / "a.yaml").write_text(bad, encoding="utf-8")
     (stored,) = (cache / "check").glob("*.json")
-    data = json.loads(stored.read_text(encoding="utf-8"))
-    data["files"]["a.yaml"][0] = digest(bad)
-    stored.write_text(json.dumps(data), encoding="utf-8")
+    head, line = (json.loads(text) for text in stored.read_text(encoding="utf-8").split("\n"))
+    assert line[0] == "a.yaml"
+    line[1] = digest(bad)
+    write_lines(stored, [head, line])
     stored.chmod(0o600)
-    return root, cache, stored, data
+    return root, cache, stored, [head, line]
+
+
+def write_lines(path: Path, lines: list[Any]) -> None:
+    path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
 
 
 @pytest.mark.parametrize("attack", ["group-writable", "symlink", "garbage", "other-format"])
 def test_a_cache_that_cannot_be_trusted_is_ignored(tmp_path: Path, attack: str) -> None:
-    root, cache, stored, data = forged(tmp_path)
+    root, cache, stored, (head, line) = forged(tmp_path)
     if attack == "group-writable":
         stored.chmod(0o664)
     elif attack == "symlink":
@@ -162,10 +167,9 @@ def test_a_cache_that_cannot_be_trusted_is_ignored(tmp_path: Path, attack: str) 
         stored.rename(elsewhere)
         stored.symlink_to(elsewhere)
     elif attack == "garbage":
-        stored.write_text('{"format": 1, "context": ' + json.dumps(data["context"]) + ', "files": {"a.yaml": [1]}}')
+        write_lines(stored, [head, ["a.yaml", line[1], {"diagnostics": [[1]]}]])
     else:
-        data["format"] = 999
-        stored.write_text(json.dumps(data), encoding="utf-8")
+        write_lines(stored, [{**head, "format": 999}, line])
     found = cli(root, cache)
     assert found.returncode == 1, found.stderr
     assert "e-mail address" in found.stderr and "Traceback" not in found.stderr

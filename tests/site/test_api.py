@@ -191,3 +191,21 @@ def test_hostile_strings_round_trip_exactly_and_leave_no_markup(tmp_path: Path) 
         }
         assert t["sources"][1]["url"] is None  # an address no reader may be sent to is not published
     assert data["sections"][0]["title"] == HOSTILE[1] and data["sections"][0]["description"] == HOSTILE[2]
+
+
+def test_the_file_joined_from_kept_terms_is_the_file_written_whole(real: Corpus) -> None:
+    """glossary_json keeps each term's text between builds and joins them; the bytes are
+    those of the whole file encoded at once, before and after a term's definition changes."""
+    from dataclasses import replace
+
+    from cudagloss.site.api import api_json, glossary_api
+
+    for site_url in (SITE, None):
+        renderer = Renderer(real, ROOT / "templates", site_url=site_url, repo_root=ROOT)
+        assert glossary_json(renderer) == api_json(glossary_api(renderer))
+    first = real.terms[0]
+    edited = replace(first, term=replace(first.term, definition="An edited definition, for this test."))
+    again = Corpus(real.root, [edited, *real.terms[1:]], real.sections, real.sections_path, real.measurements)
+    renderer = Renderer(again, ROOT / "templates", site_url=SITE, repo_root=ROOT)
+    text = glossary_json(renderer)
+    assert text == api_json(glossary_api(renderer)) and "An edited definition, for this test." in text

@@ -9,8 +9,8 @@ file whose digest matches is neither parsed nor checked again.
 
 The cache lives in the user's cache folder (`$CUDAGLOSS_CACHE_DIR`, else
 `$XDG_CACHE_HOME/cudagloss`, else `~/.cache/cudagloss`), never in the repository: a pull
-request could commit a cache that declares its own mistaken term clean. It is JSON (never
-pickle), read only when it and its folder are the user's own and no one else may write them;
+request could commit a cache that declares its own mistaken term clean. It is JSON lines (a
+header, then one line per file; never pickle), read only when it and its folder are the user's own and no one else may write them;
 anything unexpected in it means a cold run, never an error. `--no-cache` or
 `CUDAGLOSS_CACHE=off` turns it off.
 """
@@ -86,7 +86,8 @@ def _ours(info: os.stat_result) -> bool:
     return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-_Files = dict[str, tuple[str, "Checked"]]
+_Files = dict[str, tuple[str, "Checked", str]]
+"""File name -> (digest of its text, what it checked to, the cache's line for it)."""
 _last: dict[Path, tuple[tuple[int, int, int], str, _Files]] = {}
 """The cache file this process last wrote or read, by its (inode, size, mtime): `make serve`
 checks after every edit, and decoding 5,000 entries each time cost a third of a second."""
@@ -102,9 +103,9 @@ class CheckCache:
 
     path: Path | None
     context: str
-    entries: dict[str, tuple[str, Checked]] = field(default_factory=dict)
-    """File name -> (digest of its text, what it checked to), as read."""
-    seen: dict[str, tuple[str, Checked]] = field(default_factory=dict)
+    entries: _Files = field(default_factory=dict)
+    """As read."""
+    seen: _Files = field(default_factory=dict)
     """What this run found, which is what is saved."""
     changed: bool = False
 
@@ -119,7 +120,7 @@ class CheckCache:
         cache.entries = cache._read()
         return cache
 
-    def _read(self) -> dict[str, tuple[str, Checked]]:
+    def _read(self) -> _Files:
         if self.path is None:
             return {}
         try:
@@ -136,13 +137,17 @@ class CheckCache:
                 raw = f.read(MAX_BYTES + 1)
             if len(raw) > MAX_BYTES:
                 return {}
-            data = json.loads(raw)
+            head, *lines = raw.decode("utf-8").split("\n")
+            data = json.loads(head)
             if data.get("format") != FORMAT or data.get("context") != self.context:
                 return {}
-            found = {_name(k): (_name(v[0]), _checked(v[1])) for k, v in data["files"].items()}
+            found: _Files = {}
+            for line in lines:
+                name, text_digest, checked = json.loads(line)
+                found[_name(name)] = (_name(text_digest), _checked(checked), line)
             _last[self.path] = (_stamp(info), self.context, found)
             return found
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, UnicodeError):
             return {}
 
     def get(self, name: str, text_digest: str) -> Checked | None:
@@ -153,7 +158,8 @@ class CheckCache:
         return found[1]
 
     def put(self, name: str, text_digest: str, checked: Checked) -> None:
-        self.seen[name] = (text_digest, checked)
+        line = json.dumps([name, text_digest, _checked_json(checked)], separators=(",", ":"))
+        self.seen[name] = (text_digest, checked, line)
         self.changed = True
 
     def save(self) -> None:
@@ -161,8 +167,8 @@ class CheckCache:
         is no error (the next run is cold)."""
         if self.path is None or not (self.changed or set(self.seen) != set(self.entries)):
             return
-        files = {name: [d, _checked_json(c)] for name, (d, c) in sorted(self.seen.items())}
-        text = json.dumps({"format": FORMAT, "context": self.context, "files": files}, separators=(",", ":"))
+        head = json.dumps({"format": FORMAT, "context": self.context}, separators=(",", ":"))
+        text = "\n".join([head, *(line for _, (_, _, line) in sorted(self.seen.items()))])
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_text_atomic(self.path, text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -118,6 +119,7 @@ _UNDECOMPOSED = str.maketrans(
 """Latin letters that NFKD leaves whole, as a reader of an A–Z index files them."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _folded(name: str) -> str:
     """name as an A–Z index reads it: leading quotes dropped, case folded, accents removed
     ('Éclair' -> 'eclair', 'ẞx' -> 'ssx'); letters with no ASCII form ('Ω') are kept."""

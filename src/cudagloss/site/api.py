@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import json
 
 import cudagloss
@@ -44,6 +45,7 @@ from cudagloss.model.urls import (
     url_problem,
 )
 from cudagloss.site.escape import inert_json
+from cudagloss.site.memo import Pinned
 from cudagloss.site.renderer import Renderer
 from cudagloss.text.markdown import plain_text
 
@@ -73,7 +75,7 @@ class _Builder:
         """A page's address, as the exports print it."""
         return site_address(self.base, src_uri)
 
-    def api(self) -> GlossaryApi:
+    def api(self, *, with_terms: bool = True) -> GlossaryApi:
         sections = [
             ApiSection(s.slug, s.title, s.description, self.url(section_src_uri(s.slug))) for s in self.corpus.sections
         ]
@@ -83,7 +85,7 @@ class _Builder:
             site=ApiSite(self.r.site_name, self.r.site_url),
             count=len(self.corpus),
             sections=sections,
-            terms=[self.term(t) for t in self.corpus.alphabetical()],
+            terms=[self.term(t) for t in self.corpus.alphabetical()] if with_terms else [],
             experiments=[self.experiment(record) for record in self.corpus.measurements or []],
         )
 
@@ -188,17 +190,49 @@ def _plain(value: object) -> object:
     raise TypeError(f"not JSON: {type(value).__name__}")
 
 
+_TERMS: Pinned[str] = Pinned(maxsize=1 << 14)
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_plain)
+
+
 def api_json(api: GlossaryApi) -> str:
     """The file's text: compact, keys sorted, lists in their meaningful order, UTF-8, a final
     newline. (Compact, Python's JSON encoder runs in C: 1,000 terms take a tenth of the time.)"""
-    text = json.dumps(api, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_plain)
-    return inert_json(text) + "\n"
+    return inert_json(_dumps(api)) + "\n"
 
 
 def glossary_api(renderer: Renderer) -> GlossaryApi:
     return _Builder(renderer).api()
 
 
+def _term_text(builder: _Builder, t: LoadedTerm) -> str:
+    return inert_json(_dumps(builder.term(t)))
+
+
 def glossary_json(renderer: Renderer) -> str:
-    """glossary.json for the corpus the renderer holds; the same bytes for the same inputs."""
-    return api_json(glossary_api(renderer))
+    """glossary.json for the corpus the renderer holds; the same bytes for the same inputs
+    as api_json. Each term's text is kept between the builds of `mkdocs serve` (by the
+    identity of its loaded term, see site.memo.Pinned) and joined into the rest."""
+    builder = _Builder(renderer)
+    corpus = renderer.corpus
+    measured = corpus.measurements.fingerprint if corpus.measurements is not None else None
+    texts = []
+    for t in corpus.alphabetical():
+        section = corpus.section(t.term.section)
+        rest = (
+            section.title if section else None,
+            tuple(sorted(renderer.backlinks(t.slug))),
+            tuple(s in corpus for s in t.term.related),
+            renderer.cited(t.slug),
+            measured,
+            builder.base,
+        )
+        texts.append(_TERMS.get((t,), rest, functools.partial(_term_text, builder, t)))
+    top = inert_json(_dumps(dataclasses.replace(builder.api(with_terms=False), terms=[])))
+    head, _, tail = top.rpartition('"terms":[]')
+    if tail != "}":  # terms is no longer the last key: the whole file at once
+        return api_json(builder.api())
+    joined = ",".join(texts)
+    return f'{head}"terms":[{joined}]}}\n'

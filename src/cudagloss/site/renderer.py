@@ -27,7 +27,6 @@ from cudagloss.model.urls import (
     INDEX,
     measurement_src_uri,
     measurements_index_uri,
-    page_url,
     relative_href,
     section_src_uri,
     term_src_uri,
@@ -35,24 +34,19 @@ from cudagloss.model.urls import (
 from cudagloss.site import escape
 from cudagloss.site.autolink import AutoLinker, link_target
 from cudagloss.site.body import render_body
-from cudagloss.site.citation import cite_view
-from cudagloss.site.environment import author_markdown, href, isodate, make_environment, render
+from cudagloss.site.environment import author_markdown, href, make_environment, render
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
-from cudagloss.site.memo import Memo
+from cudagloss.site.memo import Memo, Pinned
 from cudagloss.site.output import GeneratedPage, SiteContent
-from cudagloss.site.pages import citation_view, claim_view, measurement_view, measurements_index_view, raw_files
+from cudagloss.site.pages import measurement_view, measurements_index_view, raw_files
+from cudagloss.site.term_view import term_view
 from cudagloss.site.views import (
-    BylineView,
     IndexPage,
     Letter,
-    Meet,
     Related,
     SectionEntry,
-    SectionLink,
     SectionPage,
-    SourceView,
     TermEntry,
-    TermHeading,
     TermPage,
 )
 from cudagloss.text.markdown import link_targets, neutralize_html, plain_text
@@ -63,6 +57,10 @@ if TYPE_CHECKING:
 _LINKED: Memo[_Body] = Memo(maxsize=1 << 14)
 _PAGES: Memo[str] = Memo(maxsize=1 << 15)
 _LINK_SETS: Memo[object] = Memo(maxsize=64)
+_VIEWS: Pinned[TermPage] = Pinned(maxsize=1 << 14)
+_VIEW_PAGES: Pinned[str] = Pinned(maxsize=1 << 15)
+_ENTRIES: Pinned[tuple[str, Markup, Markup, str]] = Pinned(maxsize=1 << 16)
+_JSON_LD: Pinned[str] = Pinned(maxsize=1 << 14)
 """One token per distinct set of link targets: memo keys hold the token, not the set."""
 
 
@@ -118,6 +116,7 @@ class Renderer:
         self.linker = AutoLinker(link_target(t.slug, t.term.definition, t.surface_forms) for t in corpus)
         self._templates_key = _templates_key(templates_dir)
         self._links_key = _LINK_SETS.get(self.linker.targets, object)
+        self._measured_key = corpus.measurements.fingerprint if corpus.measurements is not None else None
         self._bodies = {t.slug: self._prepare_body(t) for t in corpus}
         self._views: dict[str, TermPage] = {}
         self._backlinks: dict[str, set[str]] = {t.slug: set() for t in corpus}
@@ -138,6 +137,10 @@ class Renderer:
         text, auto = self.linker.link(text, slug, term_src_uri(slug), already=explicit)
         return _Body(text, frozenset(explicit | auto), cited)
 
+    def body(self, slug: str) -> Markup:
+        """A term's body as its page shows it: rendered, linked and safe."""
+        return Markup(self._bodies[slug].markdown.strip("\n"))
+
     def cited(self, slug: str) -> tuple[tuple[str, str], ...]:
         """The (experiment, result) pairs a term's body shows, from its prepared body."""
         return self._bodies[slug].cited
@@ -145,17 +148,20 @@ class Renderer:
     def backlinks(self, slug: str) -> set[str]:
         return set(self._backlinks.get(slug, set()))
 
-    def _href(self, from_uri: str, to_uri: str) -> Markup:
+    def href_between(self, from_uri: str, to_uri: str) -> Markup:
         return href(relative_href(to_uri, from_uri))
 
     def _entry_fields(self, t: LoadedTerm, from_uri: str) -> tuple[str, Markup, Markup, str]:
-        d = t.term.definition
-        return t.term.name, self._href(from_uri, term_src_uri(t.slug)), author_markdown(d), plain_text(d)
+        def make() -> tuple[str, Markup, Markup, str]:
+            d = t.term.definition
+            return t.term.name, self.href_between(from_uri, term_src_uri(t.slug)), author_markdown(d), plain_text(d)
+
+        return _ENTRIES.get((t,), from_uri, make)
 
     def _entry(self, t: LoadedTerm, from_uri: str) -> TermEntry:
         return TermEntry(*self._entry_fields(t, from_uri))
 
-    def _related(self, t: LoadedTerm, from_uri: str, links_here: bool) -> Related:
+    def related_entry(self, t: LoadedTerm, from_uri: str, links_here: bool) -> Related:
         return Related(*self._entry_fields(t, from_uri), links_here)
 
     def memo_key(self, template: str, view: DataclassInstance) -> tuple[object, ...]:
@@ -168,62 +174,50 @@ class Renderer:
         before: after an edit under `mkdocs serve`, only what changed is rendered again."""
         return _PAGES.get(self.memo_key(template, view), lambda: render(self.env, template, view))
 
+    def render_view(self, template: str, view: DataclassInstance) -> str:
+        """render, for a view the renderer keeps between builds (a term's): looked up by the
+        view's identity, so an unchanged term's page costs no hashing of its contents."""
+        return _VIEW_PAGES.get((view,), (template, self.shared_key), lambda: self.render(template, view))
+
+    @property
+    def shared_key(self) -> tuple[object, object]:
+        """What every page depends on besides its view: the templates and the terms' names."""
+        return self._templates_key, self._links_key
+
     # -- term pages ------------------------------------------------------------------
 
     def term_page(self, slug: str) -> GeneratedPage:
         t = self.corpus[slug]
-        markdown = self.render("term.md.j2", self.term_view(slug))
-        json_ld = escape.json_ld(term_json_ld(t, self.site_name, self.site_url))
+        markdown = self.render_view("term.md.j2", self.term_view(slug))
+        json_ld = _JSON_LD.get(
+            (t,),
+            (self.site_name, self.site_url),
+            lambda: escape.json_ld(term_json_ld(t, self.site_name, self.site_url)),
+        )
         return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False, json_ld=json_ld)
 
     def term_view(self, slug: str) -> TermPage:
         """What a template needs to show one term, with links relative to its page; made
         once per term, as the page and the export both use it."""
         if slug not in self._views:
-            self._views[slug] = self._term_view(slug)
+            t = self.corpus[slug]
+            own = [s for s in t.term.related if s in self.corpus]
+            related = (self.corpus[s] for s in (*own, *self.back(slug, own)))
+            section = self.corpus.section(t.term.section)
+            rest = (
+                len(own),
+                section.title if section else None,
+                self._measured_key,
+                self.site_name,
+                self.site_url,
+                tuple(e.link in self.corpus for e in t.term.where_you_meet_this),
+            )
+            self._views[slug] = _VIEWS.get((t, self._bodies[slug], *related), rest, lambda: term_view(self, slug, own))
         return self._views[slug]
 
-    def _term_view(self, slug: str) -> TermPage:
-        t = self.corpus[slug]
-        term = t.term
-        uri = term_src_uri(slug)
-        own = [s for s in term.related if s in self.corpus]
-        back = sorted(self.backlinks(slug) - set(own), key=lambda s: self.corpus[s].term.name.casefold())
-        related = [self._related(self.corpus[s], uri, False) for s in own]
-        related += [self._related(self.corpus[s], uri, True) for s in back]
-        section = self.corpus.section(term.section)
-        section_link = SectionLink(
-            section.title if section else term.section, self._href(uri, section_src_uri(term.section))
-        )
-        cited = self.cited(slug)
-        measured = tuple(citation_view(t.term, uri, c, self.corpus.measurements, cited) for c in term.measurements)
-        measured_on = sorted({(n.node, n.gpu, n.date) for m in measured for n in m.nodes}, key=lambda n: (n[2], n[0]))
-        b = term.byline
-        return TermPage(
-            slug=slug,
-            term=TermHeading(term.name, term.title, tuple(term.error_strings)),
-            definition=author_markdown(term.definition),
-            body=Markup(self._bodies[slug].markdown.strip("\n")),
-            also_known_as=(*term.aliases, *term.abbreviations),
-            section=section_link,
-            related=tuple(related),
-            meet=tuple(self._meet(uri, e.label, e.link, e.note) for e in term.where_you_meet_this),
-            sources=tuple(SourceView(s.title, escape.url(s.url), isodate(s.checked_on)) for s in term.sources),
-            measured=measured,
-            measured_on=tuple(measured_on),
-            claims=tuple(claim_view(term, c, self.corpus.measurements) for c in term.claims),
-            byline=BylineView(b.written_by, b.reviewed_by, isodate(b.written_on), isodate(b.last_checked_on)),
-            url=Markup(url) if (url := page_url(self.site_url, uri)) else None,
-            cite=cite_view(t, self.site_name, self.site_url),
-        )
-
-    def _meet(self, uri: str, label: str, link: str | None, note: str) -> Meet:
-        internal = link in self.corpus
-        if link and internal:
-            to: Markup | None = self._href(uri, term_src_uri(link))
-        else:
-            to = escape.url(link) if link else None  # None for anything a reader must not be sent to
-        return Meet(label, to, internal, author_markdown(note))
+    def back(self, slug: str, own: list[str]) -> list[str]:
+        """The terms whose pages mention or relate to slug, but for its own related, by name."""
+        return sorted(self.backlinks(slug) - set(own), key=lambda s: self.corpus[s].term.name.casefold())
 
     # -- the home page and section pages ----------------------------------------------
 
@@ -249,7 +243,7 @@ class Renderer:
         assert section is not None, slug
         uri = section_src_uri(slug)
         terms = tuple(self._entry(t, uri) for t in self.corpus.in_section(slug))
-        markdown = self.render("section.md.j2", SectionPage(section, terms, self._href(uri, INDEX)))
+        markdown = self.render("section.md.j2", SectionPage(section, terms, self.href_between(uri, INDEX)))
         return GeneratedPage(uri, markdown, self._edit_uri(self.corpus.root / SECTIONS_FILE))
 
     def _edit_uri(self, file: Path) -> str | None:

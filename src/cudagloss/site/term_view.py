@@ -1,0 +1,65 @@
+"""A term's page view: everything its template shows, with links relative to its page.
+
+Made by the Renderer (which keeps it between the builds of `mkdocs serve` while its inputs
+are the same objects; see Renderer.term_view) for the page and the export alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from markupsafe import Markup
+
+from cudagloss.model.urls import page_url, section_src_uri, term_src_uri
+from cudagloss.site import escape
+from cudagloss.site.citation import cite_view
+from cudagloss.site.environment import author_markdown, isodate
+from cudagloss.site.pages import citation_view, claim_view
+from cudagloss.site.views import BylineView, Meet, SectionLink, SourceView, TermHeading, TermPage
+
+if TYPE_CHECKING:
+    from cudagloss.site.renderer import Renderer
+
+
+def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
+    """The view of slug's page; own: its related terms that exist (the rest link here)."""
+    t = r.corpus[slug]
+    term = t.term
+    uri = term_src_uri(slug)
+    back = r.back(slug, own)
+    related = [r.related_entry(r.corpus[s], uri, False) for s in own]
+    related += [r.related_entry(r.corpus[s], uri, True) for s in back]
+    section = r.corpus.section(term.section)
+    section_link = SectionLink(
+        section.title if section else term.section, r.href_between(uri, section_src_uri(term.section))
+    )
+    cited = r.cited(slug)
+    measured = tuple(citation_view(t.term, uri, c, r.corpus.measurements, cited) for c in term.measurements)
+    measured_on = sorted({(n.node, n.gpu, n.date) for m in measured for n in m.nodes}, key=lambda n: (n[2], n[0]))
+    b = term.byline
+    return TermPage(
+        slug=slug,
+        term=TermHeading(term.name, term.title, tuple(term.error_strings)),
+        definition=author_markdown(term.definition),
+        body=r.body(slug),
+        also_known_as=(*term.aliases, *term.abbreviations),
+        section=section_link,
+        related=tuple(related),
+        meet=tuple(_meet(r, uri, e.label, e.link, e.note) for e in term.where_you_meet_this),
+        sources=tuple(SourceView(s.title, escape.url(s.url), isodate(s.checked_on)) for s in term.sources),
+        measured=measured,
+        measured_on=tuple(measured_on),
+        claims=tuple(claim_view(term, c, r.corpus.measurements) for c in term.claims),
+        byline=BylineView(b.written_by, b.reviewed_by, isodate(b.written_on), isodate(b.last_checked_on)),
+        url=Markup(url) if (url := page_url(r.site_url, uri)) else None,
+        cite=cite_view(t, r.site_name, r.site_url),
+    )
+
+
+def _meet(r: Renderer, uri: str, label: str, link: str | None, note: str) -> Meet:
+    internal = link in r.corpus
+    if link and internal:
+        to: Markup | None = r.href_between(uri, term_src_uri(link))
+    else:
+        to = escape.url(link) if link else None  # None for anything a reader must not be sent to
+    return Meet(label, to, internal, author_markdown(note))
