@@ -26,6 +26,8 @@ from verifier.experiments import (
     memory_latency,
     no_kernel_image,
     occupancy,
+    peer_access,
+    peer_copy,
     ptx_jit,
     tensor_core,
     warp_divergence,
@@ -48,6 +50,8 @@ EXPERIMENTS: list[ModuleType] = [
     tensor_core,
     warp_divergence,
     atomics,
+    peer_access,
+    peer_copy,
 ]
 SHARED = [
     "__main__.py",
