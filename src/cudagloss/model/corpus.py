@@ -80,6 +80,9 @@ class Corpus:
     facts: Facts = field(default_factory=Facts)
     """The reviewed numbers about a GPU that the terms may type (the folder's _facts.yml)."""
     _by_slug: dict[str, LoadedTerm] = field(default_factory=dict, init=False, repr=False)
+    _sorted: list[LoadedTerm] | None = field(default=None, init=False, repr=False)
+    """The terms in A-Z order, once asked for (the home page, the exports and every measurement
+    page ask; sorting 5,000 terms each time cost a tenth of a second per build)."""
 
     def __post_init__(self) -> None:
         self._by_slug = {t.slug: t for t in self.terms}
@@ -103,10 +106,12 @@ class Corpus:
         return next((s for s in self.sections if s.slug == slug), None)
 
     def in_section(self, slug: str) -> list[LoadedTerm]:
-        return sorted((t for t in self.terms if t.term.section == slug), key=sort_key)
+        return [t for t in self.alphabetical() if t.term.section == slug]
 
     def alphabetical(self) -> list[LoadedTerm]:
-        return sorted(self.terms, key=sort_key)
+        if self._sorted is None:
+            self._sorted = sorted(self.terms, key=sort_key)
+        return list(self._sorted)
 
 
 OTHERS = "0–9"

@@ -235,7 +235,11 @@ class Renderer:
             for s in self.corpus.sections
         )
         markdown = self.render("index.md.j2", IndexPage(self.site_name, sections, letters, len(self.corpus)))
-        json_ld = escape.json_ld(term_set_json_ld(self.corpus, self.site_name, self.site_url))
+        json_ld = _JSON_LD.get(
+            tuple(self.corpus.alphabetical()),
+            ("the set", self.site_name, self.site_url),
+            lambda: escape.json_ld(term_set_json_ld(self.corpus, self.site_name, self.site_url)),
+        )
         return GeneratedPage(INDEX, markdown, None, json_ld=json_ld)
 
     def section_page(self, slug: str) -> GeneratedPage:
