@@ -2,7 +2,7 @@
 
 Each path of the server answers one way (200, redirect chains, 404, 429 with Retry-After,
 a stall, a reset, a soft 404, ...); the exact verdict is asserted. No mocks: requests go
-over real sockets through httpx.
+over real sockets through the checker's own client (links/http1.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-pytest.importorskip("httpx")
+pytest.importorskip("idna")
 
 from cudagloss.links.checker import CheckerOptions, check_urls
 from cudagloss.links.status import LinkStatus, looks_offline

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("httpx")
+pytest.importorskip("idna")
 
 from conftest import FIXTURES, cudagloss
 from cudagloss.commands.new import term_text

@@ -24,7 +24,7 @@ HELP = "check every source URL and stamp the terms (see `links -h`)"
 def main(argv: Sequence[str]) -> ExitCode:
     """Parse argv (what follows `links`) and run; GlossaryError, for terms that cannot be
     read, is left to the command line's boundary."""
-    from cudagloss.links.run import run  # httpx only for this verb
+    from cudagloss.links.run import run  # the HTTP client only for this verb
 
     args = build_parser().parse_args(argv)
     with sigterm_stops() as terminated:

@@ -1,12 +1,13 @@
-"""Check stage of the link checker: each URL once, concurrently, with httpx.
+"""Check stage of the link checker: each URL once, concurrently, over our own HTTP/1.1 client.
 
 Bounds everywhere, because the other end is not ours: requests in flight (global and per
 host), connect/read/total time, redirects (followed by hand, so the chain is recorded and
 loops are caught), body bytes read and decoded, and retries (exponential backoff with jitter,
-honouring a strict Retry-After up to a cap). Requests go straight to httpx's transport: no
-client, so no cookie jar, auth, .netrc, proxy from the environment or Location parsing by
-httpx; only our own headers, checked once more before the wire. A URL carrying a user name
-or password is invalid, and so is a redirect to one: not followed, with or without them (a
+honouring a strict Retry-After up to a cap). Requests go out through http1.py (our own
+HTTP/1.1 client on asyncio, connections kept alive; response.py reads what comes back): no
+cookie jar, auth, .netrc or proxy from the environment, only our own headers, checked once
+more before the wire. A URL carrying a user name or
+password is invalid, and so is a redirect to one: not followed, with or without them (a
 stripped request is not the one the server asked for). Whatever one server sends is that
 URL's result (wire.py reads it as hostile); nothing ends the run.
 """
@@ -16,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from cudagloss import __version__
@@ -29,6 +30,7 @@ from cudagloss.links.wire import (
     BodyDecodeError,
     BoundedBody,
     CredentialRefused,
+    Unrequestable,
     host_of,
     is_dns_failure,
     looks_not_found,
@@ -37,6 +39,9 @@ from cudagloss.links.wire import (
     retry_after,
 )
 from cudagloss.model.urls import url_problem
+
+if TYPE_CHECKING:
+    from cudagloss.links.http1 import Pool
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -69,117 +74,93 @@ class _Attempt(Exception):
         self.result, self.wait = result, wait
 
 
-POOL_SIZE = 4
-"""Connections per httpx transport. httpcore's pool does work quadratic in its connections on
-every request (measured: most of the CPU time at 32 connections to one host), so a host
-allowed more requests in flight gets several small pools instead of one large one."""
-
-
-class _Pool:
-    """One httpx transport (a connection pool) and how many requests it has in flight."""
-
-    def __init__(self, transport: Any) -> None:
-        self.transport, self.busy = transport, 0
-
-
 class LinkChecker:
     """Checks URLs; one instance holds the limits and the connection pools for one run. Use it as an
     async context manager, which closes the pools."""
 
     def __init__(self, options: CheckerOptions | None = None) -> None:
-        self.options = options or CheckerOptions()
-        self._global = asyncio.Semaphore(self.options.concurrency)
+        from cudagloss.links import http1  # the client and ssl only once there is something to check
+
+        self.options = o = options or CheckerOptions()
+        self._http1 = http1
+        self._global = asyncio.Semaphore(o.concurrency)
         self._hosts: dict[str, asyncio.Semaphore] = {}
-        self._pools: dict[str, list[_Pool]] = {}
-        self._tls: Any = None
+        self._pool = http1.Pool(o.connect_timeout, max_idle=max(o.concurrency, o.per_host))
+        self._headers = {
+            "User-Agent": o.user_agent,
+            "Accept": "text/html,application/xhtml+xml,*/*;q=0.8",
+            "Accept-Encoding": ACCEPT_ENCODING,
+        }
 
     async def __aenter__(self) -> LinkChecker:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        pools = [pool for shard in self._pools.values() for pool in shard]
-        self._pools = {}
-        # a pool that fails to close (a peer gone mid-TLS-shutdown) must not undo the results
-        await asyncio.gather(*(pool.transport.aclose() for pool in pools), return_exceptions=True)
+        self._pool.close()
 
-    def _transport(self, size: int) -> Any:
-        """A connection pool with nothing from the environment (no proxy, no certificates
-        named there); requests reach it without any client in between."""
-        import httpx
+    @property
+    def connections_opened(self) -> int:
+        """TCP connections opened so far: with keep-alive, far fewer than requests to one host."""
+        return self._pool.opened
 
-        if self._tls is None:  # one certificate store for every pool: loading it costs ~15 ms
-            self._tls = httpx.create_ssl_context(trust_env=False)
-        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
-        return httpx.AsyncHTTPTransport(verify=self._tls, trust_env=False, limits=limits)
+    async def check_all(
+        self, urls: Iterable[str], done: Callable[[str, LinkResult], None] | None = None
+    ) -> dict[str, LinkResult]:
+        """Each distinct URL checked once, concurrently; done(url, result) as each finishes.
 
-    @asynccontextmanager
-    async def _exchange(self, transport: Any, method: str, url: str) -> AsyncIterator[Any]:
-        """One request with our headers only, its response streamed (unread, undecoded)."""
-        import httpx
-
-        o = self.options
-        headers = {
-            "User-Agent": o.user_agent,
-            "Accept": "text/html,application/xhtml+xml,*/*;q=0.8",
-            "Accept-Encoding": ACCEPT_ENCODING,
-        }
-        timeout = httpx.Timeout(o.read_timeout, connect=o.connect_timeout)
-        request = httpx.Request(method, url, headers=headers, extensions={"timeout": timeout.as_dict()})
-        refuse_credentials(request)
-        response = await transport.handle_async_request(request)
-        try:
-            yield response
-        finally:
-            await response.aclose()
-
-    def _pool(self, host: str) -> _Pool:
-        """The least busy of the host's pools (created on first use)."""
-        shard = self._pools.get(host)
-        if shard is None:
-            allowed = min(self.options.per_host, self.options.concurrency)
-            count = -(-allowed // POOL_SIZE)
-            shard = self._pools[host] = [_Pool(self._transport(-(-allowed // count))) for _ in range(count)]
-        return min(shard, key=lambda pool: pool.busy)
-
-    async def check_all(self, urls: Iterable[str]) -> dict[str, LinkResult]:
-        """Each distinct URL checked once, concurrently."""
+        A few workers per host (as many as it may have in flight) take its URLs in turn, rather
+        than a task per URL all queued on the limits: at 10,000 URLs that queue was a measurable
+        part of the run's CPU time. Each check still takes the host's and the run's slots."""
         unique = list(dict.fromkeys(urls))
-        results = await asyncio.gather(*(self.check(url) for url in unique))
-        return dict(zip(unique, results, strict=True))
+        queues: dict[str, deque[str]] = {}
+        for url in unique:
+            try:
+                host = host_of(url)
+            except ValueError:  # not a URL at all: check() says so at once
+                host = ""
+            queues.setdefault(host, deque()).append(url)
+        results: dict[str, LinkResult] = {}
 
-    async def check(self, url: str) -> LinkResult:
+        async def worker(host: str, queue: deque[str]) -> None:
+            while queue:
+                url = queue.popleft()
+                results[url] = result = await self.check(url, host)
+                if done is not None:
+                    done(url, result)
+
+        per_host = max(1, self.options.per_host)
+        await asyncio.gather(*(worker(h, q) for h, q in queues.items() for _ in range(min(len(q), per_host))))
+        return {url: results[url] for url in unique}
+
+    async def check(self, url: str, host: str | None = None) -> LinkResult:
         """url's result, whatever the URL and whatever its server sends: this never raises
-        (the broad except is the last line; known failures are classified further in)."""
+        (the broad except is the last line; known failures are classified further in).
+        host: host_of(url), where the caller has it already."""
         problem = url_problem(url)
         if problem is not None:
             return LinkResult(url, LinkStatus.INVALID, problem)
         try:
-            return await self._check(url)
+            return await self._check(url, host_of(url) if host is None else host)
         except Exception as exc:  # the last line: one URL's trouble is never the run's
             return LinkResult(url, LinkStatus.BROKEN, shown(f"checker error ({type(exc).__name__}: {exc})"))
 
-    async def _check(self, url: str) -> LinkResult:
-        host = host_of(url)
-        per_host = self._hosts.setdefault(host, asyncio.Semaphore(self.options.per_host))
-        async with self._global, per_host:
-            pool = self._pool(host)
-            pool.busy += 1
+    async def _check(self, url: str, host: str) -> LinkResult:
+        per_host = self._hosts.get(host) or self._hosts.setdefault(host, asyncio.Semaphore(self.options.per_host))
+        # the host's turn first: a URL waiting for its host holds none of the run's slots meanwhile
+        async with per_host, self._global:
             try:
-                result = await asyncio.wait_for(self._with_retries(pool.transport, url), self.options.total_timeout)
+                return await self._http1.within(self.options.total_timeout, self._with_retries(self._pool, url))
             except asyncio.TimeoutError:
-                result = LinkResult(url, LinkStatus.TIMEOUT, f"no answer within {self.options.total_timeout:g} s")
-            finally:
-                pool.busy -= 1
-        return result
+                return LinkResult(url, LinkStatus.TIMEOUT, f"no answer within {self.options.total_timeout:g} s")
 
-    async def _with_retries(self, transport: Any, url: str) -> LinkResult:
+    async def _with_retries(self, pool: Pool, url: str) -> LinkResult:
         o = self.options
         attempt = 0
         while True:
             attempt += 1
             try:
-                result = await self._follow(transport, url)
-                return replace(result, attempts=attempt)
+                result = await self._follow(pool, url)
+                return result if attempt == 1 else replace(result, attempts=attempt)
             except _Attempt as failed:
                 if attempt > o.retries:
                     return replace(failed.result, attempts=attempt)
@@ -191,28 +172,27 @@ class LinkChecker:
                     delay = max(delay, failed.wait)
                 await asyncio.sleep(delay)
 
-    async def _follow(self, transport: Any, url: str) -> LinkResult:
+    async def _follow(self, pool: Pool, url: str) -> LinkResult:
         """One attempt: requests and redirects until a final answer."""
-        import httpx
-
+        wire = self._http1
         chain: list[Hop] = []
         seen = {url}
         current = url
         while True:
             try:
-                status, headers, body = await self._request(transport, current)
-            except httpx.TimeoutException as exc:
-                raise _Attempt(LinkResult(url, LinkStatus.TIMEOUT, f"timed out ({type(exc).__name__})")) from None
-            except (CredentialRefused, httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:
+                status, headers, body = await self._request(pool, current)
+            except wire.WireTimeout as exc:
+                raise _Attempt(LinkResult(url, LinkStatus.TIMEOUT, f"timed out ({exc})")) from None
+            except (CredentialRefused, Unrequestable) as exc:
                 detail = shown(f"cannot be requested ({type(exc).__name__}: {exc})")
                 return LinkResult(url, LinkStatus.INVALID, detail, chain=tuple(chain))
             except BodyDecodeError as exc:
                 return LinkResult(url, LinkStatus.BROKEN, shown(str(exc)), chain=tuple(chain))
-            except (httpx.TransportError, httpx.HTTPError, httpx.StreamError) as exc:
+            except wire.WireError as exc:
                 if is_dns_failure(exc):
                     detail = f"DNS lookup of {host_of(current)} failed"
                 else:
-                    detail = shown(f"connection failed ({type(exc).__name__}: {exc}".rstrip(": ") + ")")
+                    detail = shown(f"connection failed ({exc})")
                 raise _Attempt(LinkResult(url, LinkStatus.BROKEN, detail, chain=tuple(chain))) from None
             location = headers.get("location", "").strip()
             if status in REDIRECT_STATUSES and location:
@@ -237,28 +217,31 @@ class LinkChecker:
                 continue
             return self._verdict(url, current, status, headers, body, chain)
 
-    async def _request(self, transport: Any, url: str) -> tuple[int, Any, bytes]:
+    async def _request(self, pool: Pool, url: str) -> tuple[int, Any, bytes]:
         """One GET per URL: its body (at most max_body raw bytes, decoded into at most max_body
         bytes) is read only where the status cannot tell alone (an error status, or a 200 HTML
-        page that may be a soft 404); otherwise the response is closed unread. A HEAD first
-        would cost a second request for every HTML page and every error, which is most of a
-        glossary's sources. Bodies are streamed raw: httpx never decodes one here."""
-        cap = self.options.max_body
-        async with self._exchange(transport, "GET", url) as response:
-            kind = response.headers.get("content-type", "")
-            needs_body = (response.status_code >= 400 and response.status_code != 429) or (
-                response.status_code == 200 and "html" in kind
-            )
-            if not needs_body:
-                return response.status_code, response.headers, b""
-            body = BoundedBody(response.headers.get("content-encoding", ""), cap)
+        page that may be a soft 404). A HEAD first would cost a second request for every HTML
+        page and every error, which is most of a glossary's sources. The connection is kept for
+        the next URL when the rest of the response had already arrived (a short body usually
+        comes with the head), else closed: nothing is waited for that the verdict does not need."""
+        headers = dict(self._headers)
+        refuse_credentials(url, headers)
+        response = await pool.get(url, headers, self.options.read_timeout)
+        try:
+            status, kind = response.status, response.headers.get("content-type")
+            if not ((status >= 400 and status != 429) or (status == 200 and "html" in kind)):
+                return status, response.headers, b""
+            cap = self.options.max_body
+            body = BoundedBody(response.headers.get("content-encoding"), cap)
             raw = 0
-            async for chunk in response.aiter_raw():
+            while chunk := await response.next_chunk():
                 raw += len(chunk)
                 body.feed(chunk)
                 if body.full or raw >= cap:
                     break
-            return response.status_code, response.headers, body.content()
+            return status, response.headers, body.content()
+        finally:
+            response.release()
 
     def _verdict(self, url: str, final: str, status: int, headers: Any, body: bytes, chain: list[Hop]) -> LinkResult:
         hops = tuple(chain)

@@ -80,11 +80,11 @@ async def _check(urls: list[str], options: CheckerOptions, results: dict[str, Li
     """Check urls into results as each finishes, so an interrupted run keeps what it found."""
     async with LinkChecker(options) as checker:
 
-        async def one(url: str) -> None:
-            results[url] = await checker.check(url)
+        def done(url: str, result: LinkResult) -> None:
+            results[url] = result
             _progress(len(results), len(urls))
 
-        await asyncio.gather(*(one(u) for u in urls))
+        await checker.check_all(urls, done)
     if urls and sys.stderr.isatty():
         print(file=sys.stderr)
 

@@ -1,10 +1,11 @@
 """What the link checker takes off the wire, read as hostile: every server is someone else's.
 
-Bodies are decoded here rather than by httpx, so that the body cap bounds the decoded bytes
+Bodies are decoded here rather than by the transport, so that the body cap bounds the decoded bytes
 too (a gzip bomb of 64 KiB inflates to gigabytes); Retry-After is read strictly (plain ASCII
 seconds or an HTTP-date, anything else ignored); and every string a server chose (a Location,
 an error message) is made printable and short before it reaches a report or a terminal.
-Standard library only: the decoding and parsing here raise nothing but BodyDecodeError.
+Standard library only (and idna for non-ASCII host names): the decoding and parsing here raise
+nothing but BodyDecodeError and Unrequestable.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import datetime as dt
 import re
 import socket
 import zlib
-from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 MAX_CODINGS = 2
 """More content codings than this on one body is no real server: the body is not inspected."""
@@ -84,6 +84,65 @@ class BoundedBody:
         return b"" if self.opaque else bytes(self.data)
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+Key = tuple[str, str, int]
+"""An origin: scheme, host (IDNA-encoded), port."""
+
+
+class Unrequestable(Exception):
+    """This URL cannot be put on the wire (a scheme, host or target HTTP cannot carry)."""
+
+
+class Headers:
+    """Response headers by lower-case name; repeated ones joined with ", " (as httpx does)."""
+
+    def __init__(self, items: list[tuple[bytes, bytes]]) -> None:
+        self._map: dict[str, str] = {}
+        for name, value in items:
+            key, text = _text(name).lower(), _text(value)
+            self._map[key] = f"{self._map[key]}, {text}" if key in self._map else text
+
+    def get(self, name: str, default: str = "") -> str:
+        return self._map.get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._map
+
+
+def _text(value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return value.decode("latin-1")
+
+
+def target_of(url: str) -> tuple[Key, str, str]:
+    """(origin, Host header, request target) of an http(s) URL; raises Unrequestable. A host
+    that is not ASCII must be valid IDNA 2008 (as httpx required), not merely mappable."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise Unrequestable(str(exc)) from None
+    scheme, host = parts.scheme.lower(), parts.hostname or ""
+    if scheme not in DEFAULT_PORTS or not host:
+        raise Unrequestable(f"not an http(s) URL with a host: {scheme or 'no scheme'}")
+    if not host.isascii():
+        import idna  # (only here: the one part of the checker outside the standard library)
+
+        try:
+            host = idna.encode(host).decode("ascii")
+        except (idna.IDNAError, UnicodeError) as exc:
+            raise Unrequestable(f"host name not valid IDNA ({exc})") from None
+    port = port or DEFAULT_PORTS[scheme]
+    named = f"[{host}]" if ":" in host else host
+    header = named if port == DEFAULT_PORTS[scheme] else f"{named}:{port}"
+    path = quote(parts.path or "/", safe="!$&'()*+,;=:@/%~")
+    if parts.query:
+        path += "?" + quote(parts.query, safe="!$&'()*+,;=:@/?%~")
+    return (scheme, host, port), header, path
+
+
 SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie")
 
 
@@ -91,13 +150,17 @@ class CredentialRefused(Exception):
     """A request that would carry a credential; it is never sent."""
 
 
-def refuse_credentials(request: Any) -> None:
-    """The last look at a request (an httpx.Request) before the wire: no user name or password
-    in its URL, and no header that carries a secret, whatever built it."""
-    if request.url.userinfo:
+def refuse_credentials(url: str, headers: dict[str, str]) -> None:
+    """The last look at a request before the wire: no user name or password in its URL, and
+    no header that carries a secret (removed from headers), whatever built it."""
+    try:
+        netloc = urlsplit(url).netloc if "@" in url else ""
+    except ValueError:
+        netloc = url
+    if "@" in netloc:
         raise CredentialRefused("the request URL carries credentials; they are never sent")
-    for name in SECRET_HEADERS:
-        request.headers.pop(name, None)
+    for name in [name for name in headers if name.lower() in SECRET_HEADERS]:
+        del headers[name]
 
 
 _DAYS = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"

@@ -121,6 +121,8 @@ _HOST = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}\.?")
 def _bad_char(url: str) -> bool:
     """A character no URL may hold literally: spaces, controls and invisible formatting
     (bidi overrides, zero-width), which would hide what is really requested."""
+    if url.isascii():  # the same test, at C speed: ASCII's controls are the unprintable, its space ' '
+        return not url.isprintable() or " " in url
     return any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in url)
 
 
