@@ -64,6 +64,17 @@ def test_a_node_that_lacks_a_value_is_named_not_silently_left_out(tmp_path: Path
     assert v.skipped == (("node-b", "lacks warp-size.lanes"),)
 
 
+def test_a_node_that_recorded_none_of_the_values_is_not_one_the_claim_is_about(tmp_path: Path) -> None:
+    """A one-GPU host names the pair results with no value: a claim about pairs skips it
+    silently (no warning, which --strict would fail), while a node with some values is named."""
+    write(tmp_path, "node-a", Result("warp_size", 32, "threads"), Result("lanes", 32, "threads"))
+    write(tmp_path, "node-b", Result("warp_size", None, "threads"), Result("lanes", None, "threads"))
+    write(tmp_path, "node-c", Result("warp_size", 32, "threads"), Result("lanes", None, "threads"))
+    v = verdict(tmp_path, "warp-size.warp_size == warp-size.lanes")
+    assert [n.node for n in v.nodes] == ["node-a"]
+    assert v.skipped == (("node-c", "lacks warp-size.lanes"),)
+
+
 def test_the_noise_rule_reads_the_same_either_way_round() -> None:
     low = [0.99, 1.0, 1.0, 1.01, 1.0]
     high = [x * 1.105 for x in low]  # 10.5% above low, but only 9.5% below high

@@ -10,8 +10,9 @@ file whose digest matches is neither parsed nor checked again.
 The cache lives in the user's cache folder (`$CUDAGLOSS_CACHE_DIR`, else
 `$XDG_CACHE_HOME/cudagloss`, else `~/.cache/cudagloss`), never in the repository: a pull
 request could commit a cache that declares its own mistaken term clean. It is JSON lines (a
-header, then one line per file; never pickle), read only when it and its folder are the user's own and no one else may write them;
-anything unexpected in it means a cold run, never an error. `--no-cache` or
+header, then one line per file; never pickle), read only when it and its folder are the
+user's own and no one else may write them; anything unexpected in it means a cold run,
+never an error. `--no-cache` or
 `CUDAGLOSS_CACHE=off` turns it off.
 """
 

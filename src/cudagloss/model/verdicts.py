@@ -77,7 +77,9 @@ def _one_unit(nodes: list[NodeValues], refs: list[Ref]) -> None:
 
 
 def _skipped(measurements: MeasurementSet | None, refs: list[Ref], judged: set[str]) -> list[tuple[str, str]]:
-    """(node, the values it lacks) of each node that measured some of refs but not all."""
+    """(node, the values it lacks) of each node that measured some of refs but not all. A node
+    that recorded none of them with a value (a one-GPU host's pair results) is not one the
+    claim is about: it is neither judged nor reported."""
     have: dict[str, set[Ref]] = {}
     for experiment, name in refs:
         record = measurements.get(experiment) if measurements else None
@@ -88,7 +90,7 @@ def _skipped(measurements: MeasurementSet | None, refs: list[Ref], judged: set[s
     return [
         (node, "lacks " + ", ".join(".".join(ref) for ref in refs if ref not in got))
         for node, got in have.items()
-        if node not in judged
+        if got and node not in judged
     ]
 
 

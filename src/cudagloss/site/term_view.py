@@ -6,19 +6,31 @@ are the same objects; see Renderer.term_view) for the page and the export alike.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from markupsafe import Markup
 
+from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.urls import page_url, section_src_uri, term_src_uri
 from cudagloss.site import escape
 from cudagloss.site.citation import cite_view
 from cudagloss.site.environment import author_markdown, isodate
 from cudagloss.site.pages import citation_view, claim_view
-from cudagloss.site.views import BylineView, Meet, SectionLink, SourceView, TermHeading, TermPage
+from cudagloss.site.views import BylineView, Meet, Related, SectionLink, SourceView, TermHeading, TermPage
 
-if TYPE_CHECKING:
-    from cudagloss.site.renderer import Renderer
+
+class Renderer(Protocol):
+    """What a term's view takes from the renderer (cudagloss.site.renderer.Renderer)."""
+
+    corpus: Corpus
+    site_name: str
+    site_url: str | None
+
+    def back(self, slug: str, own: list[str]) -> list[str]: ...
+    def related_entry(self, t: LoadedTerm, from_uri: str, links_here: bool) -> Related: ...
+    def href_between(self, from_uri: str, to_uri: str) -> Markup: ...
+    def cited(self, slug: str) -> tuple[tuple[str, str], ...]: ...
+    def body(self, slug: str) -> Markup: ...
 
 
 def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
