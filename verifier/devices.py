@@ -4,7 +4,9 @@ A host with several GPUs contributes one result per card: each card gets its own
 `python3 -m verifier` (the same arguments), with CUDA_VISIBLE_DEVICES naming that card alone
 (in PCI bus order, so CUDA's numbering is nvidia-smi's) and VERIFY_NODE=<node>-gpu<N>. The
 runs go one after another: cards measured at once would share the host's CPU, PCIe and
-memory, and time each other.
+memory, and time each other. Experiments that measure the cards together (HOST_WIDE: pairs
+of GPUs) then run once more with every chosen card visible, as the host's own node; in the
+per-card runs they record that they need two GPUs.
 
     python3 -m verifier.devices --devices all [verifier arguments...]
     python3 -m verifier.devices --devices 0,2 --experiment ptx-jit
@@ -51,13 +53,43 @@ def chosen(spec: str, count: int) -> list[int]:
     return sorted(set(picked))
 
 
-def plan(indices: list[int], base: str, environ: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
-    """Each card's node name and environment."""
-    runs = []
-    for index in indices:
-        node = f"{base}-gpu{index}"
-        env = {**environ, "CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": str(index), "VERIFY_NODE": node}
-        runs.append((node, env))
+Run = tuple[str, dict[str, str], list[str]]
+"""A run's node name, environment and verifier arguments."""
+
+
+def host_wide() -> list[str]:
+    """The experiments that measure a host's cards together (HOST_WIDE in their module)."""
+    from verifier.registry import EXPERIMENTS
+
+    return [m.ID for m in EXPERIMENTS if getattr(m, "HOST_WIDE", False)]
+
+
+def plan(
+    indices: list[int],
+    base: str,
+    environ: dict[str, str],
+    rest: list[str] | None = None,
+    together: tuple[str, ...] | list[str] = (),
+) -> list[Run]:
+    """Each card's node name, environment and arguments; then, with two cards or more, one run
+    per experiment of together (those rest selects) with all of them visible, as node base."""
+    rest = list(rest or [])
+    chosen_one = rest[rest.index("--experiment") + 1] if "--experiment" in rest[:-1] else None
+    runs: list[Run] = []
+    order = {**environ, "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    if chosen_one is None or chosen_one not in together or len(indices) < 2:
+        for index in indices:
+            node = f"{base}-gpu{index}"
+            runs.append((node, {**order, "CUDA_VISIBLE_DEVICES": str(index), "VERIFY_NODE": node}, rest))
+    if len(indices) >= 2:
+        cards = ",".join(map(str, indices))
+        wanted = list(together) if chosen_one is None else [e for e in together if e == chosen_one]
+        kept = [
+            a for i, a in enumerate(rest) if a not in ("--experiment", "--all") and rest[i - 1 : i] != ["--experiment"]
+        ]
+        for experiment in wanted:
+            args = [*kept, "--experiment", experiment]
+            runs.append((base, {**order, "CUDA_VISIBLE_DEVICES": cards, "VERIFY_NODE": base}, args))
     return runs
 
 
@@ -75,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         complain(PROG, str(exc))
         return ExitCode.USAGE
     worst = 0
-    for node, env in plan(indices, node_name(), dict(os.environ)):
-        print(f"== {node} (card {env['CUDA_VISIBLE_DEVICES']} of {count})", flush=True)
-        code = subprocess.run([sys.executable, "-m", "verifier", *rest], cwd=ROOT, env=env, check=False).returncode
+    for node, env, run_args in plan(indices, node_name(), dict(os.environ), rest, host_wide()):
+        print(f"== {node} (cards {env['CUDA_VISIBLE_DEVICES']} of {count})", flush=True)
+        command = [sys.executable, "-m", "verifier", *run_args]
+        code = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
         worst = max(worst, code)
     return worst
 

@@ -9,18 +9,37 @@ import subprocess
 import sys
 
 import pytest
-from verifier.devices import chosen, plan
+from verifier.devices import chosen, host_wide, plan
 
 from conftest import ROOT
 
 
 def test_every_card_becomes_its_own_node_in_bus_order() -> None:
-    runs = plan(chosen("all", 3), "dgx-a", {"PATH": "/bin", "VERIFY_NODE": "dgx-a"})
-    assert [node for node, _ in runs] == ["dgx-a-gpu0", "dgx-a-gpu1", "dgx-a-gpu2"]
-    for index, (node, env) in enumerate(runs):
-        assert env["CUDA_VISIBLE_DEVICES"] == str(index) and env["VERIFY_NODE"] == node
+    runs = plan(chosen("all", 3), "dgx-a", {"PATH": "/bin", "VERIFY_NODE": "dgx-a"}, ["--all"])
+    assert [node for node, _, _ in runs] == ["dgx-a-gpu0", "dgx-a-gpu1", "dgx-a-gpu2"]
+    for index, (node, env, args) in enumerate(runs):
+        assert env["CUDA_VISIBLE_DEVICES"] == str(index) and env["VERIFY_NODE"] == node and args == ["--all"]
         assert env["CUDA_DEVICE_ORDER"] == "PCI_BUS_ID" and env["PATH"] == "/bin"
     assert chosen("2,0,2", 4) == [0, 2]
+
+
+def test_experiments_of_the_cards_together_run_once_more_with_every_chosen_card() -> None:
+    together = host_wide()
+    assert together == ["peer-access", "peer-copy"]
+    runs = plan([0, 2], "dgx-a", {}, ["--all", "--out", "m"], together)
+    shown = [(node, env["CUDA_VISIBLE_DEVICES"], args) for node, env, args in runs]
+    assert shown == [
+        ("dgx-a-gpu0", "0", ["--all", "--out", "m"]),
+        ("dgx-a-gpu2", "2", ["--all", "--out", "m"]),
+        ("dgx-a", "0,2", ["--out", "m", "--experiment", "peer-access"]),
+        ("dgx-a", "0,2", ["--out", "m", "--experiment", "peer-copy"]),
+    ]
+    only = plan([0, 1], "h", {}, ["--experiment", "peer-copy"], together)
+    assert [(n, e["CUDA_VISIBLE_DEVICES"], a) for n, e, a in only] == [("h", "0,1", ["--experiment", "peer-copy"])]
+    other = plan([0, 1], "h", {}, ["--experiment", "ptx-jit"], together)
+    assert [n for n, _, _ in other] == ["h-gpu0", "h-gpu1"]
+    single = plan([1], "h", {}, ["--all"], together)
+    assert [n for n, _, _ in single] == ["h-gpu1"]  # one card: nothing to measure together
 
 
 @pytest.mark.parametrize("spec", ["4", "-1", "0,x", "", "all,0", "1;rm -rf /"])
