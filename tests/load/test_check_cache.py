@@ -19,6 +19,7 @@ from conftest import FIXTURES, ROOT
 from cudagloss.errors import GlossaryError
 from cudagloss.load.cache import digest
 from cudagloss.load.corpus import check_corpus, load_corpus
+from cudagloss.load.measurements import load_measurements
 from cudagloss.load.terms import term_from_text
 from cudagloss.text.skeleton import ASCII_PROTOTYPES, _prototypes, skeleton
 
@@ -126,7 +127,6 @@ def test_a_new_facts_file_or_other_measurements_are_a_new_context(tmp_path: Path
     cites = term("Alpha", extra="measurements:\n  - experiment: warp-size\n    results: [nope]\n")
     (folder / "a.yaml").write_text(cites, encoding="utf-8")
     measurements = FIXTURES / "good-measurements"
-    from cudagloss.load.measurements import load_measurements
 
     first = load_measurements(measurements)[0]
     with pytest.raises(GlossaryError) as exc:
@@ -199,3 +199,31 @@ def test_the_ascii_prototypes_are_the_tables() -> None:
     for text in ("rn-cache", "sm1", 'say "I0|`', "plain", "100% of it"):
         table_skeleton = "".join(table.get(ch, ch) for ch in text)
         assert skeleton(text) == "".join(table.get(ch, ch) for ch in table_skeleton)
+
+
+def test_two_contexts_in_turn_each_keep_their_cache_and_old_ones_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checking with and without measurements in turn leaves both warm; a cache of another
+    context unused for a week is removed when a run saves its own, a recent one is kept."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CUDAGLOSS_CACHE_DIR", str(cache))
+    root = tmp_path / "repo"
+    folder = glossary(root, {"a.yaml": term("Alpha")})
+    measurements = load_measurements(FIXTURES / "good-measurements")[0]
+    check_corpus(folder, root)
+    check_corpus(folder, root, measurements=measurements)
+    ours = sorted((cache / "check").glob("*.json"))
+    assert len(ours) == 2 and len({f.name.rsplit("-", 1)[0] for f in ours}) == 1
+    parsed = spy_on_parsing(monkeypatch)
+    check_corpus(folder, root)
+    check_corpus(folder, root, measurements=measurements)
+    assert parsed == []
+    prefix = ours[0].name.rsplit("-", 1)[0]
+    old, recent = cache / "check" / f"{prefix}-{'0' * 16}.json", cache / "check" / f"{prefix}-{'1' * 16}.json"
+    old.write_text("{}", encoding="utf-8")
+    recent.write_text("{}", encoding="utf-8")
+    os.utime(old, (0, 0))
+    (folder / "a.yaml").write_text(term("Alpha", body="Changed."), encoding="utf-8")
+    check_corpus(folder, root)
+    assert not old.exists() and recent.exists() and all(f.exists() for f in ours)

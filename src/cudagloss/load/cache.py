@@ -13,17 +13,19 @@ request could commit a cache that declares its own mistaken term clean. It is JS
 header, then one line per file; never pickle), read only when it and its folder are the
 user's own and no one else may write them; anything unexpected in it means a cold run,
 never an error. `--no-cache` or
-`CUDAGLOSS_CACHE=off` turns it off.
+`CUDAGLOSS_CACHE=off` turns it off. Each context has its own file (see _forget_old).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import stat
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,8 @@ from cudagloss.errors import Diagnostic
 from cudagloss.files.atomic import WriteFailed, write_text_atomic
 
 FORMAT = 1
+STALE_DAYS = 7
+"""A cache of another context unused this long is removed when a run saves its own."""
 MAX_BYTES = 256 * 1024 * 1024
 """A cache file larger than this is not read (5,000 terms make about 4 MB)."""
 
@@ -82,6 +86,13 @@ def cache_folder() -> Path | None:
     return Path(base) / "cudagloss"
 
 
+def _in_repository(folder: Path, terms: Path) -> bool:
+    """Whether folder is in the terms folder's parent or in the git work tree around it."""
+    real, here = Path(os.path.realpath(folder)), Path(os.path.realpath(terms)).parent
+    work_tree = next((p for p in (here, *here.parents) if (p / ".git").exists()), here)
+    return real.is_relative_to(here) or real.is_relative_to(work_tree)
+
+
 def _ours(info: os.stat_result) -> bool:
     """Owned by this user and writable by no one else."""
     return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
@@ -112,14 +123,27 @@ class CheckCache:
 
     @classmethod
     def open(cls, terms: Path, context: str) -> CheckCache:
-        """The cache for terms under context; empty when there is none usable."""
+        """The cache for terms under context; none when there is none usable, or when it
+        would lie in the repository (a pull request could commit it)."""
         folder = cache_folder()
-        if folder is None:
+        if folder is None or _in_repository(folder, terms):
             return cls(None, context)
         name = hashlib.blake2b(str(terms.resolve()).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-        cache = cls(folder / "check" / f"{name}.json", context)
+        cache = cls(folder / "check" / f"{name}-{context[:16]}.json", context)
         cache.entries = cache._read()
         return cache
+
+    def _forget_old(self) -> None:
+        """Remove this folder's caches of other contexts unused for STALE_DAYS: each context
+        (with or without measurements, another Python) keeps its own file, so two that
+        alternate do not make each other cold, and old code's files do not pile up."""
+        assert self.path is not None
+        mine = self.path.name.rsplit("-", 1)[0]
+        for other in self.path.parent.glob(f"{mine}-*.json"):
+            with contextlib.suppress(OSError):
+                info = os.lstat(other)
+                if other != self.path and time.time() - info.st_mtime > STALE_DAYS * 86400:
+                    os.unlink(other)
 
     def _read(self) -> _Files:
         if self.path is None:
@@ -172,7 +196,14 @@ class CheckCache:
         text = "\n".join([head, *(line for _, (_, _, line) in sorted(self.seen.items()))])
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not _ours(os.stat(self.path.parent)):
+                return  # others may write this folder: nothing of ours goes there
+            with contextlib.suppress(FileNotFoundError):
+                if not stat.S_ISREG(os.lstat(self.path).st_mode):
+                    os.unlink(self.path)  # a link (or FIFO) at the name is replaced, never written through
             write_text_atomic(self.path, text)
+            os.chmod(self.path, 0o600)  # made 0o664 under umask 002, it would fail _read's own test
+            self._forget_old()
             _last[self.path] = (_stamp(os.lstat(self.path)), self.context, dict(self.seen))
         except (WriteFailed, OSError):
             pass

@@ -2,7 +2,7 @@
 
 `mkdocs serve --dirty` rebuilds only the pages whose file says it is modified, but a
 generated file always says so, so by itself every page is rebuilt after every edit. The
-MkDocs adapter asks this module instead: a page is modified when its Markdown or edit link
+MkDocs adapter asks this module instead: a page is modified when its Markdown, JSON-LD or edit link
 differs from the last completed build, or when anything every page shows has changed (the
 navigation, the set of pages, the site configuration). Nothing here imports MkDocs.
 """
@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 
 from cudagloss.site.output import SiteContent
 
-PageInputs = tuple[bool, str | None, str]
+PageInputs = tuple[bool, str | None, str, str]
 
 
 def page_fingerprints(content: SiteContent) -> dict[str, PageInputs]:
     """What each generated page's HTML is made from, by its source URI (the strings
     themselves, not copies: comparing equal strings is as cheap as comparing digests)."""
-    return {p.src_uri: (p.in_nav, p.edit_uri, p.markdown) for p in content.pages}
+    return {p.src_uri: (p.in_nav, p.edit_uri, p.markdown, p.json_ld) for p in content.pages}
 
 
 def shared_fingerprint(content: SiteContent, config_text: str) -> str:
