@@ -223,7 +223,10 @@ class Pool:
                 self._tls = tls_context()
             extra = {"ssl": self._tls, "server_hostname": host, "ssl_handshake_timeout": self._connect_timeout}
         try:
-            await asyncio.wait_for(loop.create_connection(lambda: stream, host, port, **extra), self._connect_timeout)
+            # within, not asyncio.wait_for: on Python 3.11 wait_for can swallow the cancellation of
+            # the run's per-URL timeout when the connection completes in the same loop turn, and
+            # the request then waits for the server however long it takes
+            await within(self._connect_timeout, loop.create_connection(lambda: stream, host, port, **extra))
         except asyncio.TimeoutError:
             raise WireTimeout("connect") from None
         except (OSError, ssl.SSLError, ValueError) as exc:
