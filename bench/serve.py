@@ -32,6 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build import config, write_corpus
 from common import row, save
 
+CACHE = tempfile.mkdtemp(prefix="bench-serve-cache-")
+"""The preview's check cache: a folder of its own, as a user's is (one beside the terms, in
+their repository, would not be used: see cudagloss.load.cache)."""
 START_S = 600.0
 EDIT_S = 120.0
 
@@ -75,7 +78,7 @@ def edit_loop(work: Path, terms: Path, *, dirty: bool, edits: int) -> tuple[list
         [*command, "--livereload", *(["--dirty"] if dirty else [])],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "CUDAGLOSS_CACHE_DIR": str(work / "cache")},
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "CUDAGLOSS_CACHE_DIR": CACHE},
     )
     slug = "t00500"
     page = f"http://127.0.0.1:{port}/terms/{slug}/"
@@ -135,6 +138,7 @@ def main() -> int:
                     f"{full_s:.2f} s ({dirty_s / full_s:.2f}× of it with --dirty)",
                 )
             )
+    shutil.rmtree(CACHE, ignore_errors=True)
     save("serve", rows, notes=f"The plain full-rebuild loop runs only up to {args.full_max} terms.")
     return 0
 
