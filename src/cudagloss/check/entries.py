@@ -68,12 +68,12 @@ class Entry:
     def from_json(cls, data: dict[str, Any]) -> Entry:
         """The entry written by to_json; any other shape raises (KeyError, TypeError, ValueError)."""
         forms = tuple(
-            Form(_str(w), _str(v), (_int(line), _int(col)), _str(p), _str(k), d is True)
+            Form(as_str(w), as_str(v), (as_int(line), as_int(col)), as_str(p), as_str(k), d is True)
             for w, v, line, col, p, k, d in data["forms"]
         )
         return cls(
-            _str(data["slug"]),
-            _str(data["path"]),
+            as_str(data["slug"]),
+            as_str(data["path"]),
             forms,
             _ref(data["section"]),
             tuple(_ref(r) for r in data["related"]),
@@ -120,16 +120,18 @@ def _ref_json(ref: Ref) -> list[Any]:
 
 def _ref(data: list[Any]) -> Ref:
     where, value, line, col = data
-    return Ref(_str(where), _str(value), (_int(line), _int(col)))
+    return Ref(as_str(where), as_str(value), (as_int(line), as_int(col)))
 
 
-def _str(value: object) -> str:
+def as_str(value: object) -> str:
+    """value, when it is a str (read back from JSON that may have been tampered with)."""
     if type(value) is not str:
         raise TypeError("not a string")
     return value
 
 
-def _int(value: object) -> int:
+def as_int(value: object) -> int:
+    """value, when it is an int and not a bool."""
     if type(value) is not int:
         raise TypeError("not an integer")
     return value

@@ -267,7 +267,7 @@ def corpus_diagnostics(
     for e in entries:
         out += _related(e, known)
         out += _term_links(e, known)
-        out += future_dates(e.path, ((d.where, d.value, d.at) for d in e.dates), today)
+        out += future_dates(e.path, e.dates, today)
     out += name_diagnostics(entries)
     out += slug_diagnostics(all_slugs)
     if sections_loaded:

@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from cudagloss.check.entries import Entry
+from cudagloss.check.entries import Entry, as_int, as_str
 from cudagloss.errors import Diagnostic
 from cudagloss.files.atomic import WriteFailed, write_text_atomic
 
@@ -169,7 +169,7 @@ class CheckCache:
             found: _Files = {}
             for line in lines:
                 name, text_digest, checked = json.loads(line)
-                found[_name(name)] = (_name(text_digest), _checked(checked), line)
+                found[as_str(name)] = (as_str(text_digest), _checked(checked), line)
             _last[self.path] = (_stamp(info), self.context, found)
             return found
         except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, UnicodeError):
@@ -209,12 +209,6 @@ class CheckCache:
             pass
 
 
-def _name(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a string")
-    return value
-
-
 def _checked_json(c: Checked) -> dict[str, Any]:
     return {
         "diagnostics": [[d.path, d.line, d.col, d.message, d.hint, d.warning] for d in c.diagnostics],
@@ -226,9 +220,9 @@ def _checked_json(c: Checked) -> dict[str, Any]:
 def _checked(data: dict[str, Any]) -> Checked:
     diagnostics = []
     for path, line, col, message, hint, warning in data["diagnostics"]:
-        if not all(isinstance(v, str) for v in (path, message, hint)) or not all(type(v) is int for v in (line, col)):
-            raise TypeError("not a diagnostic")
-        diagnostics.append(Diagnostic(path, line, col, message, hint, warning is True))
+        diagnostics.append(
+            Diagnostic(as_str(path), as_int(line), as_int(col), as_str(message), as_str(hint), warning is True)
+        )
     used = frozenset(int(i) for i in data["used_facts"] if type(i) is int)
     entry = Entry.from_json(data["entry"]) if data["entry"] is not None else None
     return Checked(diagnostics, used, entry)

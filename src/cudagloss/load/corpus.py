@@ -92,17 +92,15 @@ def _run(
         folder / FACTS_FILE, shown_path(folder / FACTS_FILE, root), lambda p, s: read_term_file(p, s, top)
     )
     diagnostics += found
+    folder_shown = display_path(folder, root)  # diagnostics name files by it: part of the context
     context = context_digest(
-        measurements.fingerprint if measurements is not None else "no measurements",
-        repr(facts),
-        shown_path(folder / "x", root),
+        measurements.fingerprint if measurements is not None else "no measurements", repr(facts), folder_shown
     )
     store = CheckCache.open(folder, context) if cache else CheckCache(None, context)
     terms: list[LoadedTerm] = []
     entries: list[Entry] = []
     used: set[int] = set()
     all_slugs: dict[str, list[str]] = {}
-    folder_shown = display_path(folder, root)
     for path in term_files(folder):
         shown = shown_in(folder_shown, path.name)
         all_slugs.setdefault(path.stem, []).append(shown)

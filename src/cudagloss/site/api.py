@@ -230,7 +230,7 @@ def glossary_json(renderer: Renderer) -> str:
             builder.base,
         )
         texts.append(_TERMS.get((t,), rest, functools.partial(_term_text, builder, t)))
-    top = inert_json(_dumps(dataclasses.replace(builder.api(with_terms=False), terms=[])))
+    top = inert_json(_dumps(builder.api(with_terms=False)))
     head, _, tail = top.rpartition('"terms":[]')
     if tail != "}":  # terms is no longer the last key: the whole file at once
         return api_json(builder.api())
