@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from verifier.provenance import THROTTLE_REASONS, throttle_text
 
-from verifier import gpu
+from verifier import timing as gpu
 
 
 def test_sampling_stops_once_the_spread_is_under_target_and_not_before_the_floor() -> None:

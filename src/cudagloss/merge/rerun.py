@@ -4,7 +4,8 @@ A discrete result (text, a truth value, a count) is SAME or CHANGED; a timing (a
 raw samples) is SAME, FASTER or SLOWER by the rule in cudagloss.model.compare (a duration is
 faster when lower, a rate such as GB/s when higher; another sampled value is LOWER or HIGHER); a number computed
 from samples (a min, a max, a ratio of medians) is DERIVED: shown, not tested, as noise moves
-it. Results added or removed are listed, and so is every change in the node's environment
+it; a value recorded as information (method 'info') is INFO, shown and never CHANGED.
+Results added or removed are listed, and so is every change in the node's environment
 (GPU, driver, CUDA, NVRTC, cuda-python): a value that drifted with it is then explained.
 
 A CHANGED discrete value fails the run, and the new file is written beside the committed one
@@ -48,7 +49,7 @@ ENVIRONMENT = (
 SHOWN_MAX = 100
 """Characters of a value a text report shows (a JIT log can be long); JSON has it all."""
 
-Verdict = Literal["SAME", "CHANGED", "FASTER", "SLOWER", "HIGHER", "LOWER", "DERIVED", "ADDED", "REMOVED"]
+Verdict = Literal["SAME", "CHANGED", "FASTER", "SLOWER", "HIGHER", "LOWER", "DERIVED", "INFO", "ADDED", "REMOVED"]
 CONFIRMED = ("SAME",)
 """The verdict that keeps a value's first_measured: the run measured it again, as it was (a
 derived number that moved, a min or a max, is measured anew)."""
@@ -147,7 +148,10 @@ def _is_discrete(value: Value) -> bool:
 
 def compare_result(old: Result, new: Result) -> Row:
     """One result's row: a timing when both runs kept samples, discrete when either value
-    is text, a truth value or an integer, otherwise a number derived from samples."""
+    is text, a truth value or an integer, otherwise a number derived from samples; INFO, not
+    compared, where either run recorded it as information (method 'info': cache file names)."""
+    if "info" in (old.method, new.method):
+        return Row(new.name, "SAME" if old.value == new.value else "INFO", old.value, new.value, new.unit)
     if old.samples and new.samples:
         c = compare_timings(old.samples, new.samples)
         test = {

@@ -112,6 +112,9 @@ class Result:
     samples: list[float] = field(default_factory=list)
     first_measured: str = ""
     """The day (YYYY-MM-DD) this value was first measured as it is now; '' where not known."""
+    method: str = ""
+    """How it was measured (measurement_rules.METHODS: 'gpu-queued', 'host', ...); '' for a
+    value counted, read or derived."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,9 @@ class Measurement:
     @property
     def format_version(self) -> int:
         """The oldest version that holds this file: one without history stays a version 1 file."""
-        return FORMAT_VERSION if self.drift or any(r.first_measured for r in self.results) else 1
+        if any(r.method for r in self.results):
+            return FORMAT_VERSION
+        return 2 if self.drift or any(r.first_measured for r in self.results) else 1
 
     @property
     def node(self) -> str:
@@ -159,8 +164,9 @@ class Measurement:
         """The file's text; the history fields are left out where empty."""
         data = asdict(self)
         for result in data["results"]:
-            if not result["first_measured"]:
-                del result["first_measured"]
+            for key in ("first_measured", "method"):
+                if not result[key]:
+                    del result[key]
         if not self.drift:
             del data["drift"]
         data["format_version"] = self.format_version

@@ -19,10 +19,20 @@ from cudagloss.model.value_checks import MISSING, PROVENANCE_KEY, Checker, Issue
 from cudagloss.text.emails import redact_email
 from cudagloss.text.strictjson import Key, Where
 
-FORMAT_VERSION = 2
-READS = (1, FORMAT_VERSION)
+FORMAT_VERSION = 3
+READS = (1, 2, FORMAT_VERSION)
 """The versions this tool reads: 2 added each result's first_measured and the file's drift
-(in a version 1 file they are unknown fields)."""
+(in a version 1 file they are unknown fields); 3 added each result's method."""
+METHODS = {
+    "gpu-queued": "GPU time: CUDA events around work queued behind a wait kernel (no host time in it)",
+    "graph-replay": "GPU time: CUDA events around the replay of a CUDA graph",
+    "in-kernel": "GPU time read inside the kernel (clock64, %globaltimer)",
+    "host": "a host cost: time the host (its CPU, the driver, the Python binding) spends or paces",
+    "info": "recorded for information, not compared on re-runs (it varies for reasons outside the GPU)",
+}
+"""How a result was measured (a version 3 result's method): a closed set, so a page can say it
+in words and a re-run knows what not to compare. A result without one is counted, read or
+derived from others."""
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_DEPTH = 8
 """The format nests four deep (file, results, one result, its samples)."""
@@ -109,7 +119,7 @@ def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[d
         "gates": [
             _gate(c, g, ("gates", i)) for i, g in enumerate(c.array(data.get("gates", MISSING), ("gates",), MAX_GATES))
         ],
-        "results": _results(c, data.get("results", MISSING), v2, recorded_day(provenance)),
+        "results": _results(c, data.get("results", MISSING), version, recorded_day(provenance)),
         "error": None if data.get("error") is None else c.text(data["error"], ("error",), TEXT_MAX, multiline=True),
         "drift": _drift(c, data.get("drift", []), provenance) if v2 else [],
     }
@@ -166,11 +176,13 @@ def _gate(c: Checker, value: Any, path: tuple[Key, ...]) -> dict[str, Any]:
     }
 
 
-def _results(c: Checker, value: Any, v2: bool, recorded: dt.date | None) -> list[dict[str, Any]]:
-    """Results; a version 1 file has no first_measured, and recorded is the run's day."""
+def _results(c: Checker, value: Any, version: int, recorded: dt.date | None) -> list[dict[str, Any]]:
+    """Results; a version 1 file has no first_measured, one before 3 no method, and recorded
+    is the run's day."""
+    v2, v3 = version >= 2, version >= 3
     out = []
     seen: set[str] = set()
-    known = _RESULT + ("first_measured",) * v2
+    known = _RESULT + ("first_measured",) * v2 + ("method",) * v3
     for i, item in enumerate(c.array(value, ("results",), MAX_RESULTS)):
         path: tuple[Key, ...] = ("results", i)
         result = c.fields(item, path, known, ("name", "value"))
@@ -191,9 +203,17 @@ def _results(c: Checker, value: Any, v2: bool, recorded: dt.date | None) -> list
                 "description": c.text(result.get("description", ""), (*path, "description"), DESCRIPTION_MAX),
                 "samples": [c.number(s, (*path, "samples", j)) for j, s in enumerate(samples)],
                 "first_measured": _first_measured(c, first if v2 else MISSING, path, recorded),
+                "method": _method(c, result.get("method", ""), (*path, "method")),
             }
         )
     return out
+
+
+def _method(c: Checker, value: Any, path: tuple[Key, ...]) -> str:
+    if isinstance(value, str) and (value == "" or value in METHODS):
+        return str(value)
+    c.fail(path, f"{shown(value)} is not a method; one of {', '.join(METHODS)}")
+    return ""
 
 
 def recorded_day(provenance: dict[str, Any]) -> dt.date | None:
