@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cudagloss.model.measurement import Gate, Result
+from verifier.timing import agreement
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,3 +54,28 @@ class Outcome:
 
     def add(self, *results: Result) -> None:
         self.results.extend(results)
+
+    def no_host_time(self, what: str, raw: dict[str, Any]) -> bool:
+        """The gate every queued GPU timing passes: the host released each sample's hold in
+        time, and a probed kernel's own span agrees with the events (timing.agreement)."""
+        ok, detail = agreement(raw)
+        return self.gate(f"no host time in {what} (events agree with the in-kernel timer)", ok, detail)
+
+
+def clock_result(name: str, raw: dict[str, Any], what: str) -> list[Result]:
+    """The SM clock a probed kernel ran at during its timed samples, as `<name>_clock` (MHz),
+    with the per-sample clocks as its samples; none where the kernel was not probed."""
+    clocks = [float(c) for c in raw.get("clock_mhz") or []]
+    if not clocks:
+        return []
+    return [
+        Result(
+            f"{name}_clock",
+            round(statistics.median(clocks)),
+            "MHz",
+            f"SM clock during {what}, read inside the kernel (clock64 cycles over %globaltimer ns, "
+            "summed over its blocks), median of the samples",
+            [round(c, 1) for c in clocks],
+            method="in-kernel",
+        )
+    ]

@@ -8,7 +8,7 @@ verifier/gpu.py applies them on the GPU. See gpu.py's docstring for the method.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 TARGET_SPREAD = 0.01
@@ -117,15 +117,31 @@ class Timed:
         """The median SM clock during the samples (MHz), where the kernel was probed."""
         return statistics.median(self.clock_mhz) if self.clock_mhz else None
 
+    def raw(self) -> dict[str, object]:
+        """As an experiment keeps it for summarise() (plain data, so the CPU tests build fixtures)."""
+        return {
+            "ms": self.samples,
+            "stopped": self.stopped,
+            "reps": self.reps,
+            "held": self.held,
+            "kernel_ms": self.kernel_ms,
+            "clock_mhz": self.clock_mhz,
+            "method": self.method,
+        }
 
-def agreement(timed: Timed) -> tuple[bool, str]:
+
+def agreement(raw: Mapping[str, object]) -> tuple[bool, str]:
     """Whether the events and the in-kernel span of the same samples agree (no host time in the
-    events, and no sample the hold gave up on), with the figures as a gate's detail."""
-    if timed.held:
-        return False, f"{timed.held} of {len(timed.samples)} samples: the hold timed out before the host released it"
-    if not timed.kernel_ms:
+    events, and no sample the hold gave up on), with the figures as a gate's detail; raw is
+    Timed.raw() (or a fixture of it)."""
+    samples = [float(x) for x in raw["ms"]]  # type: ignore[attr-defined]
+    kernel = [float(x) for x in raw.get("kernel_ms") or []]  # type: ignore[attr-defined]
+    held = int(raw.get("held") or 0)  # type: ignore[call-overload]
+    if held:
+        return False, f"{held} of {len(samples)} samples: the hold timed out before the host released it"
+    if not kernel:
         return True, "no in-kernel timer in this work"
-    events, span = statistics.median(timed.samples), statistics.median(timed.kernel_ms)
+    events, span = statistics.median(samples), statistics.median(kernel)
     slack = 1 + AGREEMENT
     ok = span > 0 and span <= events * slack + AGREEMENT_MS and events <= span * slack + AGREEMENT_MS
     return ok, f"events {events:.4f} ms, in-kernel {span:.4f} ms per run (within {AGREEMENT:.0%} + {AGREEMENT_MS} ms)"
