@@ -37,7 +37,7 @@ def fitting(host_free: int, device_free: int) -> list[int]:
 
 def _sampled(sample: Callable[[], float]) -> list[float]:
     """Warm-ups (not kept), then samples until gpu.py's rule or this module's caps stop them."""
-    from verifier.gpu import stop_reason
+    from verifier.timing import stop_reason
 
     for _ in range(WARMUP):
         sample()
@@ -101,13 +101,13 @@ def _timer(pair: _Pair, src: int, kind: str, size: int, bufs: list[int], staging
     def h2d() -> None:
         check("cuMemcpyHtoDAsync", drv.cuMemcpyHtoDAsync(bufs[dst], staging, size, dg.stream))
 
-    def once() -> float:
+    def once() -> float:  # each copy queued behind its GPU's hold: no host time in it
         pair.use(sd)
         if kind == "peer":
-            return sg.once(peer)
-        first = sg.once(d2h)  # its end event synchronised: the staging buffer is full
+            return sg.queued(peer)[0]
+        first = sg.queued(d2h)[0]  # its end event synchronised: the staging buffer is full
         pair.use(dd)
-        return first + dg.once(h2d)
+        return first + dg.queued(h2d)[0]
 
     return once
 

@@ -55,6 +55,21 @@ def _git() -> tuple[str, bool | None]:
         return "unknown", None
 
 
+def _nvrtc_build() -> str:
+    """NVRTC's full version (13.0.88), which nvrtcVersion's major.minor does not give: the pip
+    package's version, else the loaded library's file name; a patch release can change code
+    NVRTC writes, so it is part of the cause of every compiled result."""
+    for package in ("nvidia-cuda-nvrtc", "nvidia-cuda-nvrtc-cu13", "nvidia-cuda-nvrtc-cu12"):
+        if (found := _version(package)) != "not installed":
+            return found
+    try:
+        maps = Path("/proc/self/maps").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "unknown"
+    names = sorted({Path(line.split()[-1]).resolve().name for line in maps.splitlines() if "libnvrtc.so" in line})
+    return names[0][:100] if names else "unknown"
+
+
 def _nvrtc_ptx_isa() -> str:
     """The PTX ISA version this NVRTC writes (the driver must know it to load the PTX)."""
     try:
@@ -139,6 +154,44 @@ def gpu_state(device: Device) -> dict[str, Any]:
         return {"nvml": f"unreadable ({type(exc).__name__}: {str(exc)[:100]})"}
 
 
+CLOCK_EVENTS = {
+    "software power cap": 0,
+    "thermal": 1,
+    "sync boost": 2,
+    "board limit": 3,
+    "reliability": 5,
+}
+"""NVML's performance policies (nvmlPerfPolicyType_t) whose violation counters add up the time the
+clocks were held below what was asked; low utilisation (4) is left out: an idle GPU is not held."""
+
+
+def clock_event_ns(device: Device) -> dict[str, int] | None:
+    """NVML's cumulative ns per policy in CLOCK_EVENTS, or None where NVML cannot say: read before
+    and after an experiment, the difference is what held the clocks back *while it ran*, which
+    one reading of the current reasons at either end cannot show."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        bus = device.driver.cuDeviceGetPCIBusId(64, device.dev)[1].split(b"\0", 1)[0]
+        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus)
+        return {
+            name: int(pynvml.nvmlDeviceGetViolationStatus(handle, policy).violationTime)
+            for name, policy in CLOCK_EVENTS.items()
+        }
+    except Exception:  # NVML raises its own error types; a reading is never worth a crash
+        return None
+
+
+def clock_events_during(before: dict[str, int] | None, after: dict[str, int] | None) -> dict[str, Any]:
+    """Provenance keys for what held the clocks back between two readings of clock_event_ns."""
+    if before is None or after is None:
+        return {"clock_held_back_during": "unknown (NVML's violation counters could not be read)"}
+    held = {name: max(0, after.get(name, 0) - before.get(name, 0)) / 1e6 for name in before}
+    words = [f"{name} {ms:.1f} ms" for name, ms in held.items() if ms >= 0.05]
+    return {"clock_held_back_during": ", ".join(words) or "none", "clock_held_back_ms": round(sum(held.values()), 1)}
+
+
 def module_loading() -> str:
     """Whether the driver loads modules lazily (CUDA_MODULE_LOADING): it moves load times."""
     try:
@@ -161,6 +214,7 @@ def collect(device: Device) -> dict[str, Any]:
         **device.describe(),
         "driver_version": _driver_release(),
         "nvrtc_version": nvrtc_version(),
+        "nvrtc_build": _nvrtc_build(),
         "nvrtc_ptx_isa_version": _nvrtc_ptx_isa(),
         "cuda_bindings_version": _version("cuda-bindings"),
         "cuda_core_version": _version("cuda-core"),

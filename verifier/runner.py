@@ -94,7 +94,7 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
     if isinstance(device, str):
         complain("make verify", f"no usable CUDA GPU on this machine ({device}); run it on a GPU node")
         return ExitCode.NO_GPU
-    from verifier.provenance import CHANGING, collect, gpu_state, node_name
+    from verifier.provenance import CHANGING, clock_event_ns, clock_events_during, collect, gpu_state, node_name
 
     if not is_node_name(node_name()):
         complain(
@@ -115,6 +115,7 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         started = time.perf_counter()
         first_process = len(LEDGER)
         provenance = collect(device)
+        events_before = clock_event_ns(device)
         error = None
         with tempfile.TemporaryDirectory(prefix=f"verify-{module.ID}-") as tmp:
             try:
@@ -123,6 +124,7 @@ def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
                 outcome, error = None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
                 say(f"    crashed: {type(exc).__name__}: {exc}")
         provenance["duration_s"] = round(time.perf_counter() - started, 3)
+        provenance.update(clock_events_during(events_before, clock_event_ns(device)))
         end = gpu_state(device)  # clocks and limits move while the GPU works: the state after, too
         provenance.update({f"{key}_end": end[key] for key in CHANGING if key in end})
         provenance["repeats"] = outcome.repeats if outcome is not None else 0

@@ -26,7 +26,7 @@ from verifier.peer_pair import KINDS, SIZES, size_name, size_text
 
 ID = "peer-copy"
 PURPOSE = "GPU-to-GPU copy bandwidth and latency, both directions, peer against host-staged, 4 KiB to 256 MiB"
-USES = ("gpu.py", "peers.py", "peer_pair.py")
+USES = ("gpu.py", "timing.py", "peers.py", "peer_pair.py")
 HOST_WIDE = True
 """Measures the host's GPUs together: under `make verify DEVICES=all` each run sees one card and
 records that it needs two GPUs; run it without DEVICES to measure the pairs."""

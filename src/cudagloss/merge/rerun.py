@@ -41,6 +41,7 @@ ENVIRONMENT = (
     "driver_version",
     "cuda_driver_version",
     "nvrtc_version",
+    "nvrtc_build",
     "cuda_bindings_version",
     "cpu",
     "cpu_count",
