@@ -47,9 +47,23 @@ def test_unknown_version_is_refused_with_a_clear_message(tmp_path: Path) -> None
     data = json.loads(sample().to_json())
     data["format_version"] = FORMAT_VERSION + 1
     with pytest.raises(
-        MeasurementError, match=r"x\.json:1:1: measurement format version 3 is not known \(this tool reads 1 and 2\)"
+        MeasurementError, match=r"x\.json:1:1: measurement format version 4 is not known \(this tool reads 1 and 2 and 3\)"
     ):
         parse_measurement(json.dumps(data), "x.json")
+
+
+def test_a_result_says_how_it_was_measured_from_a_closed_set(tmp_path: Path) -> None:
+    timed = replace(sample(), results=[Result("copy_4gib", 4300.0, "GB/s", samples=[4300.0], method="gpu-queued")])
+    data = json.loads(timed.to_json())
+    assert data["format_version"] == 3 and data["results"][0]["method"] == "gpu-queued"
+    assert load_measurement(record(timed, tmp_path)) == timed
+    assert "method" not in json.loads(sample().to_json())["results"][0], "a result without one leaves it out"
+    data["results"][0]["method"] = "guessed"
+    with pytest.raises(MeasurementError, match=r"'guessed' is not a method; one of gpu-queued, graph-replay"):
+        parse_measurement(json.dumps(data, indent=2), "x.json")
+    data["format_version"], data["results"][0]["method"] = 2, "host"
+    with pytest.raises(MeasurementError, match="method"):  # version 2 has no such field
+        parse_measurement(json.dumps(data, indent=2), "x.json")
 
 
 def test_bad_json_names_the_position() -> None:
@@ -225,7 +239,7 @@ def test_a_version_1_file_still_reads_and_a_version_2_file_round_trips() -> None
     assert old.to_json() == v1, "a file without history is still written as version 1"
     text = with_history().to_json()
     data = json.loads(text)
-    assert data["format_version"] == FORMAT_VERSION == 2
+    assert data["format_version"] == 2 == FORMAT_VERSION - 1
     assert [r.get("first_measured") for r in data["results"]] == ["2026-10-02", None]  # '' is left out
     assert list(data)[-2:] == ["drift", "format_version"]
     assert parse_measurement(text, "v2.json") == with_history()

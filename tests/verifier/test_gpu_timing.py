@@ -36,3 +36,59 @@ def test_clock_reasons_are_named_and_unknown_bits_are_kept() -> None:
     assert throttle_text(0x4 | 0x40) == "software power cap, hardware thermal slowdown"
     assert throttle_text(0x1000 | 0x1) == "gpu idle, other (0x1000)"
     assert len(THROTTLE_REASONS) == 9
+
+
+def test_short_work_is_repeated_to_last_a_millisecond_within_the_queue() -> None:
+    assert gpu.repeats_for(0.01, calls=1) == 100  # 10 µs of work: 100 runs make 1 ms
+    assert gpu.repeats_for(2.0, calls=1) == 1
+    assert gpu.repeats_for(0.001, calls=64) == gpu.MAX_QUEUED_CALLS // 64  # never more calls than the queue holds
+    assert gpu.repeats_for(0.0, calls=1) == 1
+
+
+def test_the_time_cap_counts_every_repeat() -> None:
+    samples = [10.0, 10.0, 10.0]  # ms per run, 100 runs a sample: 3 s of GPU time
+    assert gpu.stop_reason(samples, reps=1) is None
+    assert gpu.stop_reason(samples, reps=100) == "time"
+
+
+def test_probe_words_give_the_span_and_the_clock_it_ran_at() -> None:
+    probe = gpu.decode_probe([1_000, 1_501_000, 2 * 1_980_000, 2 * 1_000_000, 2, 0, 0, 0])
+    assert probe is not None and probe.span_ns == 1_500_000 and probe.mhz == pytest.approx(1980)
+    assert gpu.decode_probe([2**64 - 1, 0, 0, 0, 0, 0, 0, 0]) is None  # no block ran
+
+
+def raw(events: list[float], kernel: list[float], held: int = 0) -> dict[str, object]:
+    return {"ms": events, "kernel_ms": kernel, "held": held}
+
+
+def test_events_and_the_in_kernel_span_must_agree() -> None:
+    assert gpu.agreement(raw([1.0] * 10, [0.99] * 10))[0]
+    # A short kernel with host time in its events: 50 µs of work, 80 µs between the events.
+    ok, detail = gpu.agreement(raw([0.08] * 10, [0.05] * 10))
+    assert not ok and "events 0.0800 ms, in-kernel 0.0500 ms" in detail
+    assert not gpu.agreement(raw([1.0] * 10, [0.99] * 10, held=1))[0]  # a hold that gave up
+    assert gpu.agreement(raw([1.0] * 10, [])) == (True, "no in-kernel timer in this work")
+
+
+def test_ncu_csv_is_read_per_launch_in_order() -> None:
+    from verifier.profile import parse_csv
+
+    text = "\n".join(
+        [
+            "==PROF== Connected to process 1",
+            '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+            '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"',
+            '"0","1","python3","h","read_l1","1","13","(256,1,1)","(1056,1,1)","0","9.0","Command line profiler '
+            'metrics","l1tex__t_sector_hit_rate.pct","%","99.5"',
+            '"0","1","python3","h","read_l1","1","13","(256,1,1)","(1056,1,1)","0","9.0","x","dram__bytes_read.sum",'
+            '"byte","1,024"',
+            '"1","1","python3","h","read_l2","1","13","(256,1,1)","(1056,1,1)","0","9.0","x","dram__bytes_read.sum",'
+            '"byte","0"',
+        ]
+    )
+    launches = parse_csv(text, ("l1tex__t_sector_hit_rate.pct", "dram__bytes_read.sum"))
+    assert launches == [
+        ("read_l1", {"l1tex__t_sector_hit_rate.pct": 99.5, "dram__bytes_read.sum": 1024.0}),
+        ("read_l2", {"dram__bytes_read.sum": 0.0}),
+    ]
+    assert parse_csv("==PROF== no kernels were profiled", ("x",)) == []
