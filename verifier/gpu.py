@@ -35,6 +35,7 @@ from typing import Any
 from verifier.cuda import Device, check, compile_source
 from verifier.timing import (
     HOLD_TIMEOUT_NS,
+    LONG_SAMPLE_MS,
     MIN_SAMPLE_MS,
     WARMUP,
     Probe,
@@ -245,6 +246,24 @@ class Gpu:
             while (reason := stop_reason(samples, reps)) is None:
                 samples.append(self.once(replay) / reps)
         return Timed(samples, reason, reps, method="graph-replay")
+
+    def time_unqueued(self, work: Callable[[], None], calls: int = 1, min_ms: float = LONG_SAMPLE_MS) -> Timed:
+        """A second method for work much longer than its issue: events around runs of work as
+        the host issues them, with no hold, repeated to last min_ms. While each run outlasts
+        the host's call, the GPU never waits and only the first call's issue (µs) is in a
+        sample; work shorter than its call shows the host's pace instead, and disagrees."""
+        reps = repeats_for(self.queued(work)[0], calls, min_ms)
+
+        def run() -> None:
+            for _ in range(reps):
+                work()
+
+        run()
+        self.sync()
+        samples: list[float] = []
+        while (reason := stop_reason(samples, reps)) is None:
+            samples.append(self.once(run) / reps)
+        return Timed(samples, reason, reps, method="host")
 
     @contextmanager
     def buffer(self, nbytes: int) -> Iterator[int]:

@@ -20,6 +20,8 @@ MAX_GPU_SECONDS = 2.0
 WARMUP = 3
 MIN_SAMPLE_MS = 1.0
 """A sample repeats short work until it lasts about this long (fixed costs stay ~1% or less)."""
+LONG_SAMPLE_MS = 10.0
+"""Samples of the unqueued second method last this long, so one call's issue time is ~0.1% of it."""
 MAX_QUEUED_CALLS = 512
 """Calls queued behind the hold per sample: well under the driver's queue, which blocks the host
 when full (the host could then never release the hold)."""
