@@ -33,6 +33,14 @@ METHODS = {
 """How a result was measured (a version 3 result's method): a closed set, so a page can say it
 in words and a re-run knows what not to compare. A result without one is counted, read or
 derived from others."""
+METHOD_LABELS = {
+    "gpu-queued": "GPU time",
+    "graph-replay": "GPU time, graph replay",
+    "in-kernel": "read in the kernel",
+    "host": "host cost",
+    "info": "information",
+}
+"""The same, as a page's short column label."""
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_DEPTH = 8
 """The format nests four deep (file, results, one result, its samples)."""

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from cudagloss.model.claims import ClaimError
 from cudagloss.model.measurement import Measurement, Value
+from cudagloss.model.measurement_rules import METHOD_LABELS
 from cudagloss.model.measurements import (
     CitationError,
     ExperimentRecord,
@@ -57,6 +58,7 @@ PROVENANCE_LABELS = {
     "driver_version": "Driver",
     "cuda_driver_version": "CUDA version of the driver",
     "nvrtc_version": "NVRTC",
+    "nvrtc_build": "NVRTC build",
     "nvrtc_ptx_isa_version": "PTX ISA that NVRTC emits",
     "cuda_bindings_version": "cuda-bindings",
     "cuda_core_version": "cuda-core",
@@ -73,6 +75,10 @@ PROVENANCE_LABELS = {
     "memory_clock_max_mhz": "Memory clock maximum (MHz)",
     "clock_limited_by": "Clocks held back by, at the start",
     "clock_limited_by_end": "Clocks held back by, at the end",
+    "clock_held_back_during": "Clocks held back while it ran (NVML's violation counters)",
+    "clock_held_back_ms": "Clocks held back while it ran, total (ms)",
+    "gpu_uuid": "GPU UUID (which card ran)",
+    "pci_bus_id": "PCI bus id",
     "temperature_c": "GPU temperature at the start (°C)",
     "temperature_c_end": "GPU temperature at the end (°C)",
     "power_limit_w": "Power limit (W)",
@@ -113,7 +119,12 @@ the start of a run, clocks an administrator set)."""
 
 
 def clocks_held(provenance: dict[str, object]) -> str:
-    """The reasons, at the start or end of a run, that held the GPU's clocks down: power or heat."""
+    """What held the GPU's clocks down (power, heat) while the run's kernels ran, from NVML's
+    violation counters read around it; a file made before they were read has only the reasons
+    at its start and end."""
+    during = str(provenance.get("clock_held_back_during", ""))
+    if during and not during.startswith("unknown"):
+        return "" if during == "none" else during
     reasons: dict[str, None] = {}
     for key in ("clock_limited_by", "clock_limited_by_end"):
         for reason in str(provenance.get(key, "none")).split(", "):
@@ -149,6 +160,7 @@ def _run_file(record: ExperimentRecord, run: NodeRun, m: Measurement | None, *, 
                 name=r.name,
                 value=format_value(r),
                 description=r.description,
+                how=METHOD_LABELS.get(r.method, ""),
                 samples=", ".join(f"{x:.4g}" for x in r.samples),
                 first_measured=r.first_measured or m.recorded_on,  # a version 1 file knows only its own day
                 last_confirmed=m.recorded_on,
@@ -177,7 +189,10 @@ def citation_view(
         found = next((r for _, r in values if r is not None), None)
         cells = tuple(citer.link(experiment, run, result, name) for run, result in values)
         spreads = tuple(spread([r for run, r in values if run.gpu == gpu]) for gpu in models)
-        rows.append(ResultRow(found.description if found else name, cells, spreads))
+        what = found.description if found else name
+        if found is not None and found.method == "host":
+            what = f"Host cost (the node's CPU and driver, not the GPU): {what}"
+        rows.append(ResultRow(what, cells, spreads))
     return Citation(
         experiment=experiment,
         href=href(citer.href(experiment)) if record else None,

@@ -230,6 +230,8 @@ class ResultView:
     first_measured: str
     last_confirmed: str
     """Days (YYYY-MM-DD): first measured as it is now, and the run that last confirmed it."""
+    how: str = ""
+    """How it was measured, in words ('GPU time', 'host cost'), where the file says."""
 
 
 @dataclass(frozen=True, slots=True)
