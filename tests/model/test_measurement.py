@@ -47,7 +47,8 @@ def test_unknown_version_is_refused_with_a_clear_message(tmp_path: Path) -> None
     data = json.loads(sample().to_json())
     data["format_version"] = FORMAT_VERSION + 1
     with pytest.raises(
-        MeasurementError, match=r"x\.json:1:1: measurement format version 4 is not known \(this tool reads 1 and 2 and 3\)"
+        MeasurementError,
+        match=r"x\.json:1:1: measurement format version 4 is not known \(this tool reads 1 and 2 and 3\)",
     ):
         parse_measurement(json.dumps(data), "x.json")
 

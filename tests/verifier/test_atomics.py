@@ -19,16 +19,24 @@ NS = {"global_one": 0.5, "global_per_lane": 0.1, "global_per_warp": 0.02, "globa
 NS |= {"shared_one": 0.2, "shared_per_lane": 0.02, "shared_per_warp": 0.05, "shared_distinct": 0.01}
 
 
+def timed(ms: float, clock: float = 1980.0, **change: Any) -> dict[str, Any]:
+    """A case's Timed.raw(): per-run ms, the in-kernel span a little under it, and the clock."""
+    return {"ms": [ms] * 10, "stopped": "spread", "reps": 4, "held": 0, "method": "gpu-queued",
+            "kernel_ms": [ms * 0.99] * 10, "clock_mhz": [clock] * 10} | change  # fmt: skip
+
+
 def fixture(ns: dict[str, float] = NS, **change: Any) -> dict[str, Any]:
-    ms = {c: [ns[c] * THREADS * at.ADDS[c.split("_")[0]] / 1e6] * 10 for c in CASES}
-    raw = {"threads": THREADS, "ms": ms, "stopped": dict.fromkeys(CASES, "spread"), "wrong": dict.fromkeys(CASES, 0)}
+    cases = {c: timed(ns[c] * THREADS * at.ADDS[c.split("_")[0]] / 1e6) for c in CASES}
+    raw = {"threads": THREADS, "cases": cases, "wrong": dict.fromkeys(CASES, 0)}
     return raw | change
 
 
 @pytest.mark.parametrize("name", ["global_adds", "shared_adds"])
-def test_the_kernels_compile_for_sm_90(name: str) -> None:
+def test_the_kernels_compile_for_sm_90_with_the_probe(name: str) -> None:
     cubin = compile_source(at.SOURCE, f"{name}.cu", "sm_90")
     assert cubin.kind == "cubin" and cubin.image[:4] == b"\x7fELF"
+    assert at.SOURCE.count("ProbeMark mark = probe_begin(probe);") == 2
+    assert at.SOURCE.count("probe_end(probe, mark);") == 2
 
 
 def test_the_added_value_is_a_kernel_argument() -> None:
@@ -40,7 +48,7 @@ def test_the_added_value_is_a_kernel_argument() -> None:
 def test_expected_counters_hold_every_add(case: str) -> None:
     space, mode = case.split("_", 1)
     want = at.counts(space, mode, THREADS)
-    assert sum(want.values()) == THREADS * at.ADDS[space]
+    assert sum(want.values()) == THREADS * at.ADDS[space] < 2**32
     assert max(want) < THREADS
 
 
@@ -53,13 +61,37 @@ def test_expected_counters_by_mode() -> None:
 
 def test_fixture_gives_every_result_and_passing_gates() -> None:
     outcome = at.summarise(fixture())
-    assert [g.passed for g in outcome.gates] == [True, True] and outcome.repeats == 10
+    assert all(g.passed for g in outcome.gates) and len(outcome.gates) == 2 + len(CASES)
+    assert outcome.repeats == 10
     values = {r.name: r for r in outcome.results}
     assert values["global_one_ns_per_atomic"].value == 0.5 and values["global_one_ns_per_atomic"].unit == "ns"
+    assert values["global_one_ns_per_atomic"].method == "gpu-queued"
     assert len(values["shared_distinct_ns_per_atomic"].samples) == 10
     assert values["global_one_slowdown"].value == 50.0 and values["global_one_slowdown"].unit == "×"
-    assert values["shared_per_warp_slowdown"].value == 5.0
-    assert len(outcome.results) == 8 + 6
+    assert values["shared_per_warp_slowdown"].value == 5.0 and values["shared_per_warp_slowdown"].method == ""
+    assert values["global_atomics_clock"].value == 1980 and values["shared_atomics_clock"].method == "in-kernel"
+    assert len(outcome.results) == 8 + 6 + 2
+
+
+def test_host_time_in_a_distinct_row_fails_its_gate() -> None:
+    """The first glossary's distinct rows held host time: events far longer than the kernel's span."""
+    raw = fixture()
+    distinct = raw["cases"]["global_distinct"]
+    raw["cases"]["global_distinct"] = distinct | {"ms": [t * 1.5 for t in distinct["ms"]]}
+    raw["cases"]["shared_one"] |= {"held": 1}
+    failed = [g.name for g in at.summarise(raw).gates if not g.passed]
+    assert failed == [
+        "no host time in global atomics, distinct (events agree with the in-kernel timer)",
+        "no host time in shared atomics, one (events agree with the in-kernel timer)",
+    ]
+
+
+def test_a_throttled_clock_is_reported_as_it_ran() -> None:
+    raw = fixture()
+    for case in CASES[:4]:
+        raw["cases"][case] |= {"clock_mhz": [1500.0] * 10}
+    values = {r.name: r.value for r in at.summarise(raw).results}
+    assert values["global_atomics_clock"] == 1500 and values["shared_atomics_clock"] == 1980
 
 
 def test_a_wrong_counter_fails_and_reports_nothing() -> None:

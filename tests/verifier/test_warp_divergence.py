@@ -18,14 +18,21 @@ THREADS = 132 * wd.BLOCKS_PER_SM * wd.BLOCK
 NS = {1: 0.4, 2: 0.8, 4: 1.6, 8: 3.2, 16: 6.4, 32: 12.8}
 
 
+def timed(ms: float, clock: float = 1980.0) -> dict[str, Any]:
+    """A case's Timed.raw(): per-run ms, the in-kernel span a little under it, and the clock."""
+    return {"ms": [ms] * 10, "stopped": "spread", "reps": 3, "held": 0, "method": "gpu-queued",
+            "kernel_ms": [ms * 0.995] * 10, "clock_mhz": [clock] * 10}  # fmt: skip
+
+
 def fixture(ns: dict[int, float] = NS, **change: Any) -> dict[str, Any]:
     raw = {"threads": THREADS, "max_rel_error": dict.fromkeys(wd.PATHS, 1e-7)}
-    raw |= {"ms": {p: [ns[p] * THREADS / 1e6] * 10 for p in wd.PATHS}, "stopped": dict.fromkeys(wd.PATHS, "spread")}
+    raw |= {"cases": {p: timed(ns[p] * THREADS / 1e6) for p in wd.PATHS}}
     return raw | change
 
 
-def test_the_kernel_compiles_for_sm_90_with_32_distinct_branches() -> None:
+def test_the_kernel_compiles_for_sm_90_with_32_distinct_branches_and_the_probe() -> None:
     assert wd.SOURCE.count("case ") == 32 and wd.SOURCE.count("fma.rn.f32") == 32
+    assert "ProbeMark mark = probe_begin(probe);" in wd.SOURCE and "probe_end(probe, mark);" in wd.SOURCE
     assert len({wd.constants(k) for k in range(32)}) == 32
     cubin = compile_source(wd.SOURCE, "diverge.cu", "sm_90")
     assert cubin.kind == "cubin" and cubin.image[:4] == b"\x7fELF"
@@ -41,9 +48,13 @@ def test_cpu_reference_gives_each_branch_its_own_value() -> None:
 
 def test_fixture_gives_every_result_and_passing_gates() -> None:
     outcome = wd.summarise(fixture())
-    assert [g.passed for g in outcome.gates] == [True, True] and outcome.repeats == 10
+    assert all(g.passed for g in outcome.gates) and len(outcome.gates) == 2 + len(wd.PATHS)
+    assert outcome.repeats == 10
     values = {r.name: r for r in outcome.results}
     assert values["ns_per_element_1_paths"].value == 0.4 and values["ns_per_element_1_paths"].unit == "ns"
+    assert values["ns_per_element_1_paths"].method == "gpu-queued" and values["slowdown_2_paths"].method == ""
+    assert values["diverge_clock"].value == 1980 and values["diverge_clock"].method == "in-kernel"
+    assert "SM clock 1980 MHz" in values["ns_per_element_32_paths"].description
     assert len(values["ns_per_element_32_paths"].samples) == 10
     assert [values[f"slowdown_{p}_paths"].value for p in wd.PATHS[1:]] == [2.0, 4.0, 8.0, 16.0, 32.0]
     assert values["slowdown_32_paths"].unit == "×"
@@ -54,3 +65,19 @@ def test_wrong_outputs_fail_and_a_faster_divergent_run_fails_its_sanity_gate() -
     assert [g.passed for g in bad.gates] == [False] and bad.results == []
     merged = wd.summarise(fixture({**NS, 32: 0.2}))
     assert not merged.gates[-1].passed
+
+
+def test_host_time_in_a_sample_fails_and_a_throttled_clock_shows() -> None:
+    raw = fixture()
+    one = raw["cases"][1]
+    raw["cases"][1] = one | {"ms": [t * 1.4 for t in one["ms"]]}
+    raw["cases"][32] = timed(NS[32] * THREADS / 1e6, clock=1500.0) | {"held": 1}
+    outcome = wd.summarise(raw)
+    failed = [g.name for g in outcome.gates if not g.passed]
+    assert failed == [
+        "no host time in the kernel with 1 path (events agree with the in-kernel timer)",
+        "no host time in the kernel with 32 paths (events agree with the in-kernel timer)",
+    ]
+    values = {r.name: r for r in outcome.results}
+    assert "SM clock 1500 MHz" in values["ns_per_element_32_paths"].description
+    assert values["diverge_clock"].value == 1980 and 1500.0 in values["diverge_clock"].samples

@@ -1,10 +1,15 @@
 """Host<->device copies: pageable (a numpy array) against pinned (cuMemHostAlloc) memory, both ways.
 
 The GPU's copy engines read and write host memory by DMA, which needs page-locked memory: from
-a pageable buffer the driver first copies through a pinned staging buffer of its own. Each
-sample is CUDA events around one cuMemcpyHtoDAsync or cuMemcpyDtoHAsync on the stream, at
-sizes from 64 KiB to 256 MiB (a size is skipped when host or device memory is short). After
-each direction's samples, the data is copied back and compared with what was sent.
+a pageable buffer the driver first copies through a pinned staging buffer of its own, with the
+CPU, so a pageable copy is host-paced and its rate a host cost (the host CPU is in the
+provenance). Its samples are CUDA events around one cuMemcpyHtoDAsync or cuMemcpyDtoHAsync as
+the host issues it (queued behind a held stream, a pageable copy that waits for the GPU would
+never return). A pinned copy is the GPU's and the link's: its copies are queued behind gpu.py's
+hold and repeated to fill each sample (gpu.time), so no host time is in it; an event pair
+around one small copy issued from Python timed mostly the host (a 64 KiB copy read 6.8 GB/s on h200-lent).
+Sizes run from 64 KiB to 256 MiB (a size is skipped when host or device memory is short).
+After each direction's samples, the data is copied back and compared with what was sent.
 """
 
 from __future__ import annotations
@@ -19,16 +24,20 @@ from typing import Any
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check
 from verifier.experiment import Outcome
+from verifier.timing import stop_reason
 
 ID = "host-transfer"
 PURPOSE = "host-to-device and device-to-host copy rates, pageable against pinned memory, 64 KiB to 256 MiB"
-USES = ("gpu.py",)
+USES = ("gpu.py", "timing.py")
 
 SIZES = (64 << 10, 1 << 20, 16 << 20, 256 << 20)
 KINDS = ("pageable", "pinned")
 DIRECTIONS = ("h2d", "d2h")
+WAYS = {"h2d": "host to device", "d2h": "device to host"}
 MAX_SAMPLES, MAX_MS = 40, 400.0
-"""Per case, beside gpu.py's spread rule: 16 cases must fit the experiment's budget."""
+"""Per pageable case, beside the spread rule: 8 host-paced cases must fit the experiment's budget
+(pinned cases follow gpu.time's rule: at most 2 s of GPU time each)."""
+METHOD = {"pageable": "host", "pinned": "gpu-queued"}
 FASTEST_LINK_GBPS = 900.0
 """NVLink-C2C (GH200) is the fastest host link an H200 has; a faster copy was not timed right."""
 
@@ -56,20 +65,20 @@ def _pinned(drv: Any, size: int) -> tuple[int, Any]:
     return ptr, np.ctypeslib.as_array((ctypes.c_uint8 * size).from_address(ptr))
 
 
-def _sampled(gpu: Any, work: Callable[[], None]) -> list[float]:
-    from verifier.gpu import stop_reason
-
+def _host_paced(gpu: Any, work: Callable[[], None]) -> dict[str, Any]:
+    """Samples of work as the host issues it (events around the call), as Timed.raw() keeps them."""
     for _ in range(2):
         work()
     gpu.sync()
     samples: list[float] = []
     while stop_reason(samples) is None and len(samples) < MAX_SAMPLES and sum(samples) < MAX_MS:
         samples.append(gpu.once(work))
-    return samples
+    return {"ms": samples, "method": "host"}
 
 
-def _case(gpu: Any, dev: int, size: int, src: Any, dst: Any) -> dict[str, tuple[list[float], bool]]:
-    """Both directions for one host buffer pair: samples, and whether the data came back intact."""
+def _case(gpu: Any, dev: int, size: int, kind: str, src: Any, dst: Any) -> dict[str, tuple[dict[str, Any], bool]]:
+    """Both directions for one host buffer pair: the timing (pinned queued behind the hold, one
+    copy per call; pageable host-paced), and whether the data came back intact."""
     drv = gpu.drv
     sent = zlib.crc32(src)
 
@@ -79,14 +88,17 @@ def _case(gpu: Any, dev: int, size: int, src: Any, dst: Any) -> dict[str, tuple[
     def d2h() -> None:
         check("cuMemcpyDtoHAsync", drv.cuMemcpyDtoHAsync(dst.ctypes.data, dev, size, gpu.stream))
 
+    def timed(work: Callable[[], None]) -> dict[str, Any]:
+        return gpu.time(work, calls=1).raw() if kind == "pinned" else _host_paced(gpu, work)
+
     check("cuMemsetD8", drv.cuMemsetD8(dev, 0, size))
     dst[:] = 0
-    up = _sampled(gpu, h2d)
+    up = timed(h2d)
     d2h()
     gpu.sync()
     up_ok = zlib.crc32(dst) == sent
     dst[:] = 0
-    down = _sampled(gpu, d2h)
+    down = timed(d2h)
     gpu.sync()
     return {"h2d": (up, up_ok), "d2h": (down, zlib.crc32(dst) == sent)}
 
@@ -97,7 +109,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     from verifier.gpu import opened
 
     host_free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    raw: dict[str, Any] = {"ms": {}, "intact": {}, "skipped": []}
+    raw: dict[str, Any] = {"timed": {}, "intact": {}, "skipped": []}
     rng = np.random.default_rng(15)
     with opened(device) as gpu:
         drv = gpu.drv
@@ -119,13 +131,30 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
                 buffers["pinned"] = (views[0], views[1])
                 with gpu.buffer(size) as dev:
                     for kind in KINDS:
-                        for direction, (ms, ok) in _case(gpu, dev, size, *buffers[kind]).items():
+                        for direction, (timed, ok) in _case(gpu, dev, size, kind, *buffers[kind]).items():
                             key = f"{direction}_{kind}_{size_name(size)}"
-                            raw["ms"][key], raw["intact"][key] = ms, ok
+                            raw["timed"][key], raw["intact"][key] = timed, ok
             finally:
                 for ptr in pinned:
                     check("cuMemFreeHost", drv.cuMemFreeHost(ptr))
-    return summarise(raw, repeats=min((len(v) for v in raw["ms"].values()), default=0))
+    return summarise(raw, repeats=min((len(v["ms"]) for v in raw["timed"].values()), default=0))
+
+
+def _describe(size: int, direction: str, kind: str) -> str:
+    """What a copy rate is: GPU time for pinned memory, a host cost for pageable."""
+    call = "cuMemcpyHtoDAsync" if direction == "h2d" else "cuMemcpyDtoHAsync"
+    copied = f"{size_text(size)} copied {WAYS[direction]}"
+    if kind == "pinned":
+        return (
+            f"GPU time: {copied}, host side pinned memory from cuMemHostAlloc: bytes (10^9 per GB) over the "
+            f"CUDA-event time per {call}, copies queued back to back behind a wait kernel and repeated to fill "
+            "each sample (median); no host time in it"
+        )
+    return (
+        f"host cost: {copied}, host side a pageable numpy array, which the driver stages through a pinned buffer "
+        f"of its own with the CPU (host-paced): bytes (10^9 per GB) over the CUDA-event time around one {call} "
+        "as the host issues it (median); the host CPU is in the provenance"
+    )
 
 
 def summarise(raw: dict[str, Any], repeats: int) -> Outcome:
@@ -143,19 +172,19 @@ def summarise(raw: dict[str, Any], repeats: int) -> Outcome:
         for direction in DIRECTIONS:
             for kind in KINDS:
                 key = f"{direction}_{kind}_{size_name(size)}"
-                gbps = [size / (ms / 1e3) / 1e9 for ms in raw["ms"][key]]
+                timed = raw["timed"][key]
+                if kind == "pinned":
+                    outcome.no_host_time(f"the pinned {direction} copies of {size_text(size)}", timed)
+                gbps = [size / (ms / 1e3) / 1e9 for ms in timed["ms"]]
                 rates[key] = statistics.median(gbps)
-                way = "host to device" if direction == "h2d" else "device to host"
-                memory = "a pageable numpy array" if kind == "pageable" else "pinned memory from cuMemHostAlloc"
-                call = "cuMemcpyHtoDAsync" if direction == "h2d" else "cuMemcpyDtoHAsync"
                 outcome.add(
                     Result(
                         key,
                         round(rates[key], 3),
                         "GB/s",
-                        f"{size_text(size)} copied {way}, host side {memory}: bytes (10^9 per GB) over the CUDA-event "
-                        f"time around one {call} (median)",
+                        _describe(size, direction, kind),
                         [round(x, 3) for x in gbps],
+                        method=METHOD[kind],
                     )
                 )
     fastest = max(rates.values(), default=0.0)
@@ -183,8 +212,8 @@ def summarise(raw: dict[str, Any], repeats: int) -> Outcome:
                     f"{direction}_pinned_over_pageable",
                     round(pinned / pageable, 2) if pageable > 0 else 0.0,
                     "×",
-                    f"pinned over pageable copy rate, {'host to device' if direction == 'h2d' else 'device to host'}"
-                    f", at {size_text(largest)} (medians)",
+                    f"pinned copy rate (GPU time) over pageable (host-paced), {WAYS[direction]}, at "
+                    f"{size_text(largest)} (medians)",
                 )
             )
     return outcome

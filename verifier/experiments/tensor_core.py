@@ -1,81 +1,104 @@
-"""Tensor Core: mma.sync m16n8k16 (FP16 inputs, FP32 accumulate) from NVRTC, checked and timed.
+"""Tensor Cores: mma.sync and wgmma (FP16 inputs, FP32 accumulate), each checked on random data,
+then timed in GPU time at the SM clock it settles to under load, and put per clock per SM.
 
-NVRTC has no <mma.h> without the toolkit's include directory, so the instruction is written as
-inline PTX, which NVRTC always takes. One warp computes one 16×16 · 16×8 tile from random
-data, compared with numpy; then every warp repeats MMAs on register fragments (ACC independent
-accumulators) and the rate is 2·M·N·K flops per MMA over the kernel's event-timed duration.
+Two instructions, the same FP16→FP32 arithmetic. mma.sync.m16n8k16 (verifier/kernels/mma_sync.py)
+is the warp-level MMA (this shape since sm_80), operands in registers. wgmma.mma_async.m64n256k16
+(verifier/kernels/wgmma.py, compiled by NVRTC for sm_90a) is the warpgroup MMA Hopper's Tensor
+Cores are built for: 4 warps issue it together, A and B come from shared memory by descriptor,
+the 64×256 FP32 accumulator stays in registers. Only 9.0 GPUs run wgmma (sm_90a code loads on
+nothing else); elsewhere it is skipped and says why.
+
+Correctness, before any timing: one mma.sync tile and one wgmma product (the very m64n256k16
+that is timed, random FP16 A and B, random FP32 C) are compared with numpy's A·B + C in float64.
+Random data in every position check the layouts themselves: a wrong descriptor (LBO and SBO
+swapped, a wrong core-matrix order) or a wrong accumulator map moves values, and the error is
+then of the order of the values, not of rounding. The timed kernels multiply the same random
+tiles over and over (never zeros: zeros draw less power, so the clock would hold higher), and
+each thread's sum of its accumulators is compared with the count of MMAs × its part of A·B.
+
+Timing: each kernel runs for sustained.WARM_S (the clock falls under the power cap within that
+time), then gpu.time samples it queued behind the wait kernel (no host time in a sample; each
+sample SAMPLE_MS or more), the kernels timing themselves too (PROBE_SOURCE) and reading the SM
+clock they ran at. The rate is 2·M·N·K dense flops per instruction; per clock per SM it is that
+rate ÷ (in-kernel SM clock × SMs), set against the datasheet's dense FP16 peak per clock per SM,
+so a power-cap clock drop (a lower clock) and the instruction's own ceiling (fewer flops per
+clock) are told apart. NVML is read while the same work runs, for why the clock is held back.
+
+Prediction, written before the first run on an H200 (132 SMs, 1980 MHz maximum, 700 W cap):
+wgmma reaches 80-90% of 4096 FLOP/clk/SM; mma.sync about half of wgmma's rate per clock
+(published Hopper microbenchmarks put it near 60%); under this sustained load the SM clock falls
+below 1980 MHz, held back by the software power cap.
 """
 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cudagloss.model.measurement import Result
-from verifier.cuda import Device
-from verifier.experiment import Outcome
+from verifier.cuda import CudaError, Device
+from verifier.experiment import Outcome, clock_result, failure
+from verifier.kernels import mma_sync, wgmma
 
 ID = "tensor-core"
-PURPOSE = "Tensor Core rate of mma.sync m16n8k16 FP16→FP32 from NVRTC inline PTX, after a tile checked against numpy"
-USES = ("gpu.py",)
+PURPOSE = (
+    "Tensor Core rate per SM clock of mma.sync m16n8k16 and wgmma m64n256k16 (FP16 to FP32), each checked "
+    "against numpy, timed in GPU time at the clock it settles to under load"
+)
+USES = ("gpu.py", "timing.py", "sustained.py", "provenance.py", "kernels/mma_sync.py", "kernels/wgmma.py")
 
-M, N, K = 16, 8, 16
-ACC, ITERS, BLOCK, BLOCKS_PER_SM = 8, 4096, 256, 16
-HALF = 0x2000  # float16 bits of 2**-7: every loop product is exact, every sum a power of two
 TOLERANCE = 1e-3
+"""One product against numpy: FP16 products are exact in FP32, so only the FP32 sums round."""
+LOOP_TOLERANCE = 1e-2
+"""Thousands of FP32 accumulations of the same product round more; a skipped MMA is off by far more."""
+SAMPLE_MS = 50.0
 DENSE_FP16_FLOP_PER_CLOCK_PER_SM = {"8.0": 2048, "9.0": 4096}
-"""Dense FP16 (FP32 accumulate) Tensor Core flops per clock per SM: the NVIDIA A100 and H100
-architecture whitepapers' peak TFLOP/s ÷ SMs ÷ boost clock (312 / 108 / 1.41 GHz; 989.4 / 132 /
-1.83 GHz). Only a sanity bound: mma.sync need not reach it (Hopper's full rate is wgmma's)."""
+"""Dense FP16 (FP32 accumulate) Tensor Core flops per clock per SM, from NVIDIA's datasheet peaks:
+A100, 312 TFLOP/s ÷ 108 SMs ÷ 1.41 GHz; H100 and H200 SXM, 989.4 TFLOP/s ÷ 132 SMs ÷ 1.83 GHz
+(the H100 architecture whitepaper's table; the H200 datasheet gives the same 989 TFLOP/s)."""
+HELD_BACK = 0.01
+"""An in-kernel clock more than 1% under the GPU's maximum is reported as held back."""
 
-SOURCE = (
-    f"#define ACC {ACC}\n"
-    + r"""
-#define MMA(d, a0, a1, a2, a3, b0, b1)                                                        \
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "                           \
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                        \
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                              \
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1))
 
-__device__ unsigned pack(unsigned short lo, unsigned short hi) { return (unsigned)lo | ((unsigned)hi << 16); }
+@dataclass(frozen=True)
+class Instruction:
+    name: str
+    ptx: str
+    flop: int
+    issued_by: str
+    check: str
 
-// One warp: D = A·B + C; A 16×16 row-major, B 16×8 as B[k*8+n], C and D 16×8 row-major.
-extern "C" __global__ void mma_tile(const unsigned short* A, const unsigned short* B, const float* C, float* D) {
-    unsigned lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-    unsigned a0 = pack(A[g * 16 + t * 2], A[g * 16 + t * 2 + 1]);
-    unsigned a1 = pack(A[(g + 8) * 16 + t * 2], A[(g + 8) * 16 + t * 2 + 1]);
-    unsigned a2 = pack(A[g * 16 + t * 2 + 8], A[g * 16 + t * 2 + 9]);
-    unsigned a3 = pack(A[(g + 8) * 16 + t * 2 + 8], A[(g + 8) * 16 + t * 2 + 9]);
-    unsigned b0 = pack(B[(t * 2) * 8 + g], B[(t * 2 + 1) * 8 + g]);
-    unsigned b1 = pack(B[(t * 2 + 8) * 8 + g], B[(t * 2 + 9) * 8 + g]);
-    float d[4] = {C[g * 8 + t * 2], C[g * 8 + t * 2 + 1], C[(g + 8) * 8 + t * 2], C[(g + 8) * 8 + t * 2 + 1]};
-    MMA(d, a0, a1, a2, a3, b0, b1);
-    D[g * 8 + t * 2] = d[0];
-    D[g * 8 + t * 2 + 1] = d[1];
-    D[(g + 8) * 8 + t * 2] = d[2];
-    D[(g + 8) * 8 + t * 2 + 1] = d[3];
-}
 
-// Every warp: ACC independent accumulators, each += A·B iters times; each thread writes its sum.
-extern "C" __global__ void mma_loop(float* out, int iters, unsigned a, unsigned b) {
-    float acc[ACC][4];
-    #pragma unroll
-    for (int j = 0; j < ACC; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
-    for (int i = 0; i < iters; ++i) {
-        #pragma unroll
-        for (int j = 0; j < ACC; ++j) MMA(acc[j], a, a, a, a, b, b);
-    }
-    float sum = 0.0f;
-    #pragma unroll
-    for (int j = 0; j < ACC; ++j) sum += acc[j][0] + acc[j][1] + acc[j][2] + acc[j][3];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
-}
-"""
+INSTRUCTIONS = (
+    Instruction(
+        name="mma_sync",
+        ptx="mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+        flop=mma_sync.FLOP,
+        issued_by="one warp, operands in registers",
+        check="one m16n8k16 tile (random FP16 A and B, FP32 C) equals numpy's A times B plus C",
+    ),
+    Instruction(
+        name="wgmma",
+        ptx="wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16",
+        flop=wgmma.FLOP,
+        issued_by="one warpgroup (4 warps), A and B from shared memory by descriptor",
+        check="one wgmma m64n256k16 (random FP16 A and B in shared memory, no-swizzle layout; FP32 C) equals "
+        "numpy's A times B plus C",
+    ),
 )
 
-LOOP_SUM = ACC * 4 * ITERS * K * 2.0**-14
-"""What each thread of mma_loop writes: every product is 2**-7 · 2**-7, K of them per element."""
+
+def sustain(gpu: Any, work: Callable[[], None], probe: int) -> dict[str, Any]:
+    """Warm-up to the steady clock, the queued samples (probed), then NVML under the same load."""
+    from verifier.sustained import under_load, warm
+
+    one_ms = gpu.queued(work)[0]
+    warm_s = warm(gpu, work, one_ms)
+    timed = gpu.time(work, warmup=1, probe=probe, min_ms=SAMPLE_MS)
+    return {"timed": timed.raw(), "warm_s": round(warm_s, 3), "under_load": under_load(gpu, work, timed.median)}
 
 
 def run(device: Device, repeats: int, workdir: Path) -> Outcome:
@@ -87,91 +110,153 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     major = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
     minor = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
     attrs = {"sm_count": sms, "cc": f"{major}.{minor}", "clock_khz": device.attribute("CU_DEVICE_ATTRIBUTE_CLOCK_RATE")}
-    rng = np.random.default_rng(15)
-    a = rng.uniform(-1, 1, (M, K)).astype(np.float16)
-    b = rng.uniform(-1, 1, (K, N)).astype(np.float16)
-    c = rng.uniform(-1, 1, (M, N)).astype(np.float32)
-    grid = sms * BLOCKS_PER_SM
-    threads = grid * BLOCK
+    rng = np.random.default_rng(26)
     with opened(device) as gpu:
-        tile = gpu.kernel(SOURCE, "mma_tile")
-        loop = gpu.kernel(SOURCE, "mma_loop")
-        sizes = (a.nbytes, b.nbytes, c.nbytes, c.nbytes)
-        with (
-            gpu.buffer(sizes[0]) as pa,
-            gpu.buffer(sizes[1]) as pb,
-            gpu.buffer(sizes[2]) as pc,
-            gpu.buffer(sizes[3]) as pd,
-        ):
-            gpu.upload(pa, a.view(np.uint16))
-            gpu.upload(pb, b.view(np.uint16))
-            gpu.upload(pc, c)
-            gpu.launch(tile, 1, 32, (np.uint64(pa), np.uint64(pb), np.uint64(pc), np.uint64(pd)))
-            gpu.sync()
-            d = gpu.download(np.zeros_like(c), pd)
-        with gpu.buffer(threads * 4) as out:
-            args = (np.uint64(out), np.int32(ITERS), np.uint32(HALF * 0x10001), np.uint32(HALF * 0x10001))
-            gpu.launch(loop, grid, BLOCK, args)
-            gpu.sync()
-            sums = gpu.download(np.zeros(threads, dtype=np.float32), out)
-            timed = gpu.time(lambda: gpu.launch(loop, grid, BLOCK, args))
-    ref = a.astype(np.float64) @ b.astype(np.float64) + c.astype(np.float64)
-    raw = {
-        "tile_max_error": float(np.max(np.abs(d - ref)) / np.max(np.abs(ref))),
-        "loop_wrong": int(np.count_nonzero(sums != np.float32(LOOP_SUM))),
-        "ms": timed.samples,
-        "stopped": timed.stopped,
-        "warps": threads // 32,
-    }
+        raw: dict[str, Any] = {"mma_sync": mma_sync.measure(gpu, rng, sms, sustain)}
+        if attrs["cc"] == "9.0":
+            try:
+                raw["wgmma"] = wgmma.measure(gpu, rng, sms, sustain)
+            except CudaError as exc:  # an NVRTC without sm_90a, say: the mma.sync results still stand
+                raw["wgmma"] = {"error": failure(exc.as_result())}
+        else:
+            raw["wgmma"] = {"skipped": f"wgmma is sm_90a code, for compute capability 9.0; this GPU is {attrs['cc']}"}
     return summarise(raw, attrs)
 
 
 def summarise(raw: dict[str, Any], attrs: dict[str, Any]) -> Outcome:
     """Gates and results from the raw numbers (pure: the CPU test feeds it fixture data)."""
-    outcome = Outcome(repeats=len(raw["ms"]))
-    tile_ok = outcome.gate(
-        "one m16n8k16 tile (random FP16 A and B, FP32 C) equals numpy's A times B plus C",
-        raw["tile_max_error"] <= TOLERANCE,
-        f"max error {raw['tile_max_error']:.2e} of the largest |value| (tolerance {TOLERANCE:.0e})",
+    timed = [raw[i.name]["timed"]["ms"] for i in INSTRUCTIONS if "timed" in raw.get(i.name, {})]
+    outcome = Outcome(repeats=min((len(t) for t in timed), default=0))
+    peak = DENSE_FP16_FLOP_PER_CLOCK_PER_SM.get(attrs["cc"])
+    clock_max = attrs["clock_khz"] / 1000 if attrs.get("clock_khz") else None
+    if peak is not None:
+        outcome.add(
+            Result(
+                "dense_fp16_peak_flop_per_clock_per_sm",
+                peak,
+                "FLOP/clk/SM",
+                "dense FP16 (FP32 accumulate) Tensor Core peak per clock per SM, from NVIDIA's datasheet peak "
+                "(H100/H200 SXM: 989.4 TFLOP/s ÷ 132 SMs ÷ 1.83 GHz; A100: 312 ÷ 108 ÷ 1.41 GHz)",
+            )
+        )
+    if clock_max is not None:
+        outcome.add(Result("sm_clock_max", round(clock_max), "MHz", "the GPU's maximum SM clock (device attribute)"))
+    per_clock: dict[str, float] = {}
+    for ins in INSTRUCTIONS:
+        data = raw.get(ins.name)
+        if data is not None and "skipped" in data:
+            outcome.add(Result(f"{ins.name}_note", str(data["skipped"]), "", f"{ins.ptx} was not run"))
+        elif data is not None and "error" in data:
+            outcome.gate(f"the {ins.name} kernels compiled, loaded and ran", False, str(data["error"]))
+        elif data is not None:
+            value = instruction(outcome, ins, data, attrs["sm_count"], peak, clock_max)
+            if value is not None:
+                per_clock[ins.name] = value
+    if len(per_clock) == 2:
+        share = 100 * per_clock["mma_sync"] / per_clock["wgmma"]
+        what = "mma.sync's flops per clock per SM as a share of wgmma's, each at the clock it ran at"
+        outcome.add(Result("mma_sync_vs_wgmma_per_clock", round(share, 1), "%", what))
+    return outcome
+
+
+def instruction(
+    outcome: Outcome, ins: Instruction, data: dict[str, Any], sms: int, peak: int | None, clock_max: float | None
+) -> float | None:
+    """One instruction's gates and results; its median flops per clock per SM where measured."""
+    correct = outcome.gate(ins.check, data["check_error"] <= TOLERANCE, _error(data["check_error"], TOLERANCE))
+    summed = outcome.gate(
+        f"every thread of the timed {ins.name} kernel holds its count of MMAs times its part of A times B",
+        data["loop_error"] <= LOOP_TOLERANCE,
+        _error(data["loop_error"], LOOP_TOLERANCE),
     )
-    loop_ok = outcome.gate(
-        "every thread of the timed kernel wrote the exact accumulated sum",
-        raw["loop_wrong"] == 0,
-        f"{raw['loop_wrong']} threads differ from {LOOP_SUM:g}",
-    )
-    if not (tile_ok and loop_ok):
-        return outcome
-    flop = raw["warps"] * ITERS * ACC * 2 * M * N * K
-    rates = [flop / (ms * 1e-3) / 1e12 for ms in raw["ms"]]
-    median = statistics.median(rates)
+    timed = data["timed"]
+    if not (outcome.no_host_time(f"the {ins.name} samples", timed) and correct and summed):
+        return None
+    clocks = [float(c) for c in timed.get("clock_mhz") or []]
+    if not outcome.gate(f"the {ins.name} kernel read its SM clock", bool(clocks), f"{len(clocks)} clock readings"):
+        return None
+    flop = data["instructions"] * ins.flop
+    rates = [flop / (ms * 1e-3) / 1e12 for ms in timed["ms"]]
+    paired = clocks if len(clocks) == len(rates) else [statistics.median(clocks)] * len(rates)
+    per_clock = [r * 1e12 / (mhz * 1e6) / sms for r, mhz in zip(rates, paired, strict=True)]
+    median = float(statistics.median(per_clock))
     outcome.add(
         Result(
-            "mma_fp16_tflops",
-            round(median, 1),
+            f"{ins.name}_tflops",
+            round(statistics.median(rates), 1),
             "TFLOP/s",
-            f"achieved mma.sync.m16n8k16 FP16→FP32 rate (median; 2·16·8·16 flops per MMA): {raw['warps']} warps × "
-            f"{ACC} independent accumulators × {ITERS} MMAs, one kernel timed by CUDA events; stopped on "
-            f"{raw['stopped']}",
+            f"achieved {ins.ptx} rate, dense, 2·M·N·K flops per instruction issued by {ins.issued_by}: "
+            f"{data['layout']} per launch; median of samples of at least {SAMPLE_MS:g} ms of launches queued behind "
+            f"a wait kernel, after {data['warm_s']:.2f} s of warm-up; stopped on {timed['stopped']}",
             [round(r, 2) for r in rates],
+            method=str(timed.get("method", "gpu-queued")),
         ),
-        Result("mma_fp16_tflops_best", round(max(rates), 1), "TFLOP/s", "fastest sample of the mma.sync rate"),
+        *clock_result(ins.name, timed, f"the {ins.name} samples"),
+        Result(
+            f"{ins.name}_flop_per_clock_per_sm",
+            round(median),
+            "FLOP/clk/SM",
+            f"{ins.name} rate ÷ (the SM clock it ran at, read inside the kernel, × {sms} SMs), median of the samples",
+            [round(p, 1) for p in per_clock],
+        ),
+        *held_back(ins.name, statistics.median(clocks), clock_max, data.get("under_load") or {}),
     )
-    per_clock = DENSE_FP16_FLOP_PER_CLOCK_PER_SM.get(attrs["cc"])
-    if per_clock is None or not attrs["clock_khz"]:
-        return outcome
-    peak = attrs["sm_count"] * per_clock * attrs["clock_khz"] * 1e3 / 1e12
+    if peak is None:
+        return median
     outcome.add(
         Result(
-            "dense_fp16_peak_tflops",
-            round(peak, 1),
-            "TFLOP/s",
-            f"SMs × {per_clock} dense FP16 flops per clock per SM (architecture whitepaper) × SM clock attribute",
-        ),
-        Result("mma_fraction_of_peak", round(100 * median / peak, 1), "%", "median mma.sync rate ÷ dense FP16 peak"),
+            f"{ins.name}_fraction_of_peak_per_clock",
+            round(100 * median / peak, 1),
+            "%",
+            f"{ins.name} flops per clock per SM ÷ the dense FP16 peak per clock per SM ({peak})",
+        )
     )
     outcome.gate(
-        "achieved rate is at most 1.05 × the whitepaper's dense FP16 peak at this clock",
-        max(rates) <= peak * 1.05,
-        f"best {max(rates):.1f} TFLOP/s, peak {peak:.1f} TFLOP/s",
+        f"no {ins.name} sample is above the dense FP16 peak per clock per SM",
+        max(per_clock) <= peak,
+        f"highest {max(per_clock):.0f} FLOP/clk/SM, peak {peak}",
     )
-    return outcome
+    return median
+
+
+def held_back(name: str, clock: float, clock_max: float | None, load: dict[str, Any]) -> list[Result]:
+    """How far under the maximum the in-kernel clock was, and NVML's reason and power under the
+    same load (where NVML was read): what lets a page say 'held back from 1980 MHz by the power cap'."""
+    results: list[Result] = []
+    nvml = "power_w" in load
+    if clock_max is not None:
+        below = clock_max - clock
+        state = "held back" if below > HELD_BACK * clock_max else "at its maximum (within 1%)"
+        why = f"; NVML's clock event reasons under the same load: {load['clock_limited_by']}" if nvml else ""
+        text = f"{name} ran at {clock:.0f} MHz (in-kernel), {state} from the maximum {clock_max:.0f} MHz{why}"
+        results.append(Result(f"{name}_clock_below_max", round(below), "MHz", text))
+    if nvml:
+        during = f"while the {name} kernel ran (NVML)"
+        results += [
+            Result(
+                f"{name}_clock_limited_by",
+                str(load["clock_limited_by"]),
+                "",
+                f"clock event reasons {during}",
+                method="info",
+            ),
+            Result(
+                f"{name}_power",
+                load["power_w"],
+                "W",
+                f"power drawn {during}; limit {load['power_limit_w']:g} W",
+                method="info",
+            ),
+            Result(
+                f"{name}_nvml_clock",
+                load["sm_clock_mhz"],
+                "MHz",
+                f"SM clock {during}, beside the in-kernel one",
+                method="info",
+            ),
+        ]
+    return results
+
+
+def _error(error: float, tolerance: float) -> str:
+    return f"max error {error:.2e} of the largest |value| (tolerance {tolerance:.0e})"

@@ -1,0 +1,70 @@
+"""Work measured at the clock it settles to: warm the GPU up for a while, and read what NVML
+says while it is loaded.
+
+Under sustained Tensor Core load a GPU lowers its SM clock to stay under its power cap, within
+a fraction of a second: a rate timed in the first milliseconds is one at a clock the work
+cannot keep. So throughput work runs for WARM_S before its samples, and NVML (nvidia-ml-py, where
+installed) is read while more of the same work is queued, to say why the clock is where it is
+(its clock event reasons: 'software power cap' and so on) and what the GPU draws. Nothing here
+changes a clock or a power setting: it only reads them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from verifier.provenance import throttle_text
+
+WARM_S = 0.5
+"""Seconds of the work run before sampling (the clock settles under the power cap in this time)."""
+LOADED_S = 0.3
+"""Seconds of the work queued while NVML is read, the reading taken after LOADED_S / 2."""
+MAX_QUEUED = 256
+
+
+def warm(gpu: Any, work: Callable[[], None], one_ms: float, seconds: float = WARM_S) -> float:
+    """Run work back to back for about `seconds` of GPU time (work takes about one_ms);
+    returns the seconds it took (host clock: a warm-up, not a measurement)."""
+    batch = max(1, min(MAX_QUEUED, round(50 / max(one_ms, 1e-3))))
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(batch):
+            work()
+        gpu.sync()
+    return time.perf_counter() - t0
+
+
+def nvml_reading(device: Any) -> dict[str, Any]:
+    """The SM clock, why it is held back and the power drawn, from NVML now; {} where NVML is
+    not installed, {'error': ...} where it cannot be read."""
+    try:
+        import pynvml
+    except ImportError:
+        return {}
+    try:
+        pynvml.nvmlInit()
+        bus = device.driver.cuDeviceGetPCIBusId(64, device.dev)[1].split(b"\0", 1)[0]
+        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus)
+        reasons = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or (
+            pynvml.nvmlDeviceGetCurrentClocksThrottleReasons
+        )
+        return {
+            "sm_clock_mhz": int(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM)),
+            "clock_limited_by": throttle_text(int(reasons(handle))),
+            "power_w": round(pynvml.nvmlDeviceGetPowerUsage(handle) / 1000, 1),
+            "power_limit_w": round(pynvml.nvmlDeviceGetPowerManagementLimit(handle) / 1000, 1),
+        }
+    except Exception as exc:  # NVML raises its own error types; a reading is never worth a crash
+        return {"error": f"{type(exc).__name__}: {str(exc)[:100]}"}
+
+
+def under_load(gpu: Any, work: Callable[[], None], one_ms: float, seconds: float = LOADED_S) -> dict[str, Any]:
+    """NVML's reading while about `seconds` of work is queued (taken halfway through it)."""
+    for _ in range(max(1, min(MAX_QUEUED, round(seconds * 1000 / max(one_ms, 1e-3))))):
+        work()
+    time.sleep(seconds / 2)
+    reading = nvml_reading(gpu.device)
+    gpu.sync()
+    return reading
