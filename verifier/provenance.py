@@ -114,18 +114,29 @@ def throttle_text(mask: int) -> str:
     return ", ".join(words + ([f"other (0x{unknown:x})"] if unknown else [])) or "none"
 
 
+def nvml_handle(device: Device) -> tuple[Any, Any]:
+    """pynvml and NVML's handle of this device (matched by PCI bus id): the one way every
+    reading finds the card, as a node per card must read its own. Raises ImportError without
+    nvidia-ml-py and NVML's own errors where it cannot be read."""
+    import pynvml
+
+    pynvml.nvmlInit()
+    bus = device.driver.cuDeviceGetPCIBusId(64, device.dev)[1].split(b"\0", 1)[0]
+    return pynvml, pynvml.nvmlDeviceGetHandleByPciBusId(bus)
+
+
 def gpu_state(device: Device) -> dict[str, Any]:
     """Clocks, their limits and why they are held back, power limit, ECC and persistence, from
     NVML (nvidia-ml-py) for this device (matched by PCI bus id); where NVML is not there, one key
     says so instead of numbers that were never read."""
     try:
-        import pynvml
+        pynvml, handle = nvml_handle(device)
     except ImportError:
         return {"nvml": "absent (nvidia-ml-py is not installed)"}
+    except Exception as exc:  # NVML raises its own error types; a reading is never worth a crash
+        return {"nvml": f"unreadable ({type(exc).__name__}: {str(exc)[:100]})"}
     try:
-        pynvml.nvmlInit()
         bus = device.driver.cuDeviceGetPCIBusId(64, device.dev)[1].split(b"\0", 1)[0]
-        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus)
         clock = pynvml.nvmlDeviceGetClockInfo
         max_clock = pynvml.nvmlDeviceGetMaxClockInfo
         reasons = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or (
@@ -170,11 +181,7 @@ def clock_event_ns(device: Device) -> dict[str, int] | None:
     and after an experiment, the difference is what held the clocks back *while it ran*, which
     one reading of the current reasons at either end cannot show."""
     try:
-        import pynvml
-
-        pynvml.nvmlInit()
-        bus = device.driver.cuDeviceGetPCIBusId(64, device.dev)[1].split(b"\0", 1)[0]
-        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus)
+        pynvml, handle = nvml_handle(device)
         return {
             name: int(pynvml.nvmlDeviceGetViolationStatus(handle, policy).violationTime)
             for name, policy in CLOCK_EVENTS.items()

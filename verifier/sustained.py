@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from verifier.provenance import throttle_text
+from verifier.provenance import nvml_handle, throttle_text
 
 WARM_S = 0.5
 """Seconds of the work run before sampling (the clock settles under the power cap in this time)."""
@@ -40,13 +40,12 @@ def nvml_reading(device: Any) -> dict[str, Any]:
     """The SM clock, why it is held back and the power drawn, from NVML now; {} where NVML is
     not installed, {'error': ...} where it cannot be read."""
     try:
-        import pynvml
+        pynvml, handle = nvml_handle(device)
     except ImportError:
         return {}
+    except Exception as exc:  # NVML raises its own error types; a reading is never worth a crash
+        return {"error": f"{type(exc).__name__}: {str(exc)[:100]}"}
     try:
-        pynvml.nvmlInit()
-        bus = device.driver.cuDeviceGetPCIBusId(64, device.dev)[1].split(b"\0", 1)[0]
-        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus)
         reasons = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or (
             pynvml.nvmlDeviceGetCurrentClocksThrottleReasons
         )

@@ -92,3 +92,30 @@ def test_ncu_csv_is_read_per_launch_in_order() -> None:
         ("read_l2", {"dram__bytes_read.sum": 0.0}),
     ]
     assert parse_csv("==PROF== no kernels were profiled", ("x",)) == []
+
+
+def test_what_held_the_clocks_back_is_read_across_the_run_not_at_its_ends() -> None:
+    from verifier.provenance import clock_events_during
+
+    before = {"software power cap": 1_000_000, "thermal": 0, "sync boost": 0, "board limit": 0, "reliability": 0}
+    after = {**before, "software power cap": 1_000_000 + 5_030_100_000}  # 5.03 s of the run under the power cap
+    assert clock_events_during(before, after) == {
+        "clock_held_back_during": "software power cap 5030.1 ms",
+        "clock_held_back_ms": 5030.1,
+    }
+    assert clock_events_during(before, before)["clock_held_back_during"] == "none"
+    assert clock_events_during(None, after) == {
+        "clock_held_back_during": "unknown (NVML's violation counters could not be read)"
+    }
+
+
+def test_a_page_warns_of_the_clocks_held_back_while_the_run_ran() -> None:
+    from cudagloss.site.pages import clocks_held
+
+    # NVML idle at both ends ("none"), but its counters saw the power cap during the run.
+    during = {"clock_limited_by": "gpu idle", "clock_limited_by_end": "none"}
+    assert clocks_held({**during, "clock_held_back_during": "software power cap 5030.1 ms"}) == (
+        "software power cap 5030.1 ms"
+    )
+    assert clocks_held({**during, "clock_held_back_during": "none"}) == ""
+    assert clocks_held({"clock_limited_by": "software power cap"}) == "software power cap"  # an older file
