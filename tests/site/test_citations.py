@@ -189,6 +189,13 @@ def test_values_are_formatted_for_readers() -> None:
     assert format_value(None) == "not measured"
 
 
+def test_sizes_read_in_the_largest_unit_they_fill() -> None:
+    assert format_value(Result("a", 26624, "KiB")) == "26 MiB"
+    assert format_value(Result("a", 192, "KiB")) == "192 KiB"
+    assert format_value(Result("a", 1536, "KiB")) == "1.5 MiB"
+    assert format_value(Result("a", 1048576, "KiB")) == "1 GiB"
+
+
 def test_the_catalog_comes_from_the_verifier_registry() -> None:
     from verifier.registry import EXPERIMENTS, experiment_hash
 

@@ -135,12 +135,12 @@ def test_per_footprint_results_and_clock() -> None:
     outcome = ml.summarise(raw_fixture(), ATTRS)
     got = values(outcome)
     assert got["cycles_8kib"] == 32 and got["ns_1gib"] == pytest.approx(670 / 1.98, abs=0.01)
-    assert got["cycles_32mib"] == 400 and got["l2_size"] == 60 and got["sm_clock_max"] == 1980
+    assert got["cycles_32mib"] == 400 and got["l2_size"] == 60 * 1024 and got["sm_clock_max"] == 1980
     assert got["chase_clock"] == 1980 and outcome.repeats == ml.SEGMENTS
     methods = {r.name: r.method for r in outcome.results}
     assert methods["cycles_8kib"] == methods["level_1_cycles"] == methods["per_sm_ns_max"] == "in-kernel"
     assert methods["levels"] == methods["level_1_first"] == ""
-    assert {r.unit for r in outcome.results} == {"cycles", "ns", "KiB", "MiB", "MHz", "levels", "SM id", "SMs"}
+    assert {r.unit for r in outcome.results} == {"cycles", "ns", "KiB", "MHz", "levels", "SM id", "SMs"}
 
 
 def test_a_flat_curve_is_one_level_and_fails_the_gate() -> None:

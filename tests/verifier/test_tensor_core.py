@@ -127,7 +127,7 @@ def test_fixture_gives_every_result_and_passing_gates() -> None:
     assert values["wgmma_power"].value == 698.2 and values["wgmma_power"].method == "info"
     assert outcome.repeats == 10
     for result in values.values():
-        assert result.unit in ("", "%", "MHz", "W", "TFLOP/s", "FLOP/clk/SM"), result
+        assert result.unit in ("", "%", "MHz", "W", "TFLOP/s", "FLOP/clock/SM"), result
 
 
 def test_a_clock_held_back_is_said_and_the_rate_per_clock_uses_the_in_kernel_clock() -> None:

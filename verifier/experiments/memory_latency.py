@@ -183,7 +183,7 @@ def summarise(raw: dict[str, Any], attrs: dict[str, int]) -> Outcome:
         per_sm_results(outcome, per_sm, attrs.get("sm_count", 0), levels)
     outcome.add(*clock_result("chase", {"clock_mhz": clocks}, "the pointer chase (samples: one launch per footprint)"))
     outcome.add(
-        Result("l2_size", round(l2 / MIB, 2), "MiB", "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"),
+        Result("l2_size", l2 // 1024, "KiB", "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, in KiB like the level boundaries"),
         Result("sm_clock_max", round(max_mhz), "MHz", "CU_DEVICE_ATTRIBUTE_CLOCK_RATE (maximum SM clock)"),
     )
     return outcome

@@ -134,7 +134,7 @@ def summarise(raw: dict[str, Any], attrs: dict[str, Any]) -> Outcome:
             Result(
                 "dense_fp16_peak_flop_per_clock_per_sm",
                 peak,
-                "FLOP/clk/SM",
+                "FLOP/clock/SM",
                 "dense FP16 (FP32 accumulate) Tensor Core peak per clock per SM, from NVIDIA's datasheet peak "
                 "(H100/H200 SXM: 989.4 TFLOP/s ÷ 132 SMs ÷ 1.83 GHz; A100: 312 ÷ 108 ÷ 1.41 GHz)",
             )
@@ -195,7 +195,7 @@ def instruction(
         Result(
             f"{ins.name}_flop_per_clock_per_sm",
             round(median),
-            "FLOP/clk/SM",
+            "FLOP/clock/SM",
             f"{ins.name} rate ÷ (the SM clock it ran at, read inside the kernel, × {sms} SMs), median of the samples",
             [round(p, 1) for p in per_clock],
         ),
@@ -214,7 +214,7 @@ def instruction(
     outcome.gate(
         f"no {ins.name} sample is above the dense FP16 peak per clock per SM",
         max(per_clock) <= peak,
-        f"highest {max(per_clock):.0f} FLOP/clk/SM, peak {peak}",
+        f"highest {max(per_clock):.0f} FLOP/clock/SM, peak {peak}",
     )
     return median
 

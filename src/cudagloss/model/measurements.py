@@ -124,17 +124,31 @@ def format_value(result: Result | None) -> str:
     """A result as a reader sees it: '17.3 ms', '8 blocks', 'yes', '75×', or 'not measured'."""
     if result is None or result.value is None:
         return "not measured"
-    value = result.value
+    value, unit = result.value, result.unit
+    if unit in SIZE_UNITS and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value, unit = readable_size(value, unit)
     if isinstance(value, bool):
         text = "yes" if value else "no"
     elif isinstance(value, float):
         text = f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
     else:
         text = str(value)
-    if not result.unit:
+    if not unit:
         return text
-    unit = SINGULAR.get(result.unit, result.unit) if value == 1 and not isinstance(value, bool) else result.unit
+    unit = SINGULAR.get(unit, unit) if value == 1 and not isinstance(value, bool) else unit
     return f"{text}{unit}" if unit in ("×", "%") else f"{text} {unit}"
+
+
+SIZE_UNITS = ("KiB", "MiB", "GiB")
+
+
+def readable_size(value: float, unit: str) -> tuple[float, str]:
+    """A size in the largest binary unit it fills at least once (26624 KiB reads as 26 MiB);
+    whole numbers stay whole."""
+    step = SIZE_UNITS.index(unit)
+    while step + 1 < len(SIZE_UNITS) and abs(value) >= 1024:
+        value, step = value / 1024, step + 1
+    return (int(value) if float(value).is_integer() else value), SIZE_UNITS[step]
 
 
 def spread(results: Sequence[Result | None]) -> str:
