@@ -178,8 +178,10 @@ def level_results(outcome: Outcome, levels: list[Level], loose: list[int], mhz: 
             Result(
                 f"level_{i}_ns", to_ns(lv.latency, mhz), "ns", f"{span}: at the in-kernel SM clock", method=IN_KERNEL
             ),
-            Result(f"level_{i}_first", lv.sizes[0] // KIB, "KiB", f"smallest footprint of level {i}"),
-            Result(f"level_{i}_last", lv.sizes[-1] // KIB, "KiB", f"largest footprint of level {i}{edge}"),
+            # Boundaries are found from timed points, so a re-run may move one by a footprint: a
+            # number derived from samples (a float), not a discrete fact compared as CHANGED.
+            Result(f"level_{i}_first", float(lv.sizes[0] // KIB), "KiB", f"smallest footprint of level {i}"),
+            Result(f"level_{i}_last", float(lv.sizes[-1] // KIB), "KiB", f"largest footprint of level {i}{edge}"),
         )
 
 
@@ -210,8 +212,21 @@ def per_sm_results(outcome: Outcome, per_sm: dict[str, Any], sm_count: int, leve
             Result(f"per_sm_ns_{name}", to_ns(value, mhz), "ns", f"{words} at the in-kernel clock", method=IN_KERNEL),
         )
     outcome.add(
-        Result("per_sm_fastest_sm", int(fast["sm"]), "SM id", "%smid of the SM with the fewest cycles per load"),
-        Result("per_sm_slowest_sm", int(slow["sm"]), "SM id", "%smid of the SM with the most cycles per load"),
+        # Which SM is fastest moves from run to run among SMs a cycle or two apart: information.
+        Result(
+            "per_sm_fastest_sm",
+            int(fast["sm"]),
+            "SM id",
+            "%smid of the SM with the fewest cycles per load",
+            method="info",
+        ),
+        Result(
+            "per_sm_slowest_sm",
+            int(slow["sm"]),
+            "SM id",
+            "%smid of the SM with the most cycles per load",
+            method="info",
+        ),
         Result("per_sm_blocks", len(blocks), "SMs", "SMs the per-SM chase measured (one block each)"),
         *clock_result("per_sm", {"clock_mhz": [mhz]}, "the per-SM chase"),
     )

@@ -229,7 +229,9 @@ def held_back(name: str, clock: float, clock_max: float | None, load: dict[str, 
         state = "held back" if below > HELD_BACK * clock_max else "at its maximum (within 1%)"
         why = f"; NVML's clock event reasons under the same load: {load['clock_limited_by']}" if nvml else ""
         text = f"{name} ran at {clock:.0f} MHz (in-kernel), {state} from the maximum {clock_max:.0f} MHz{why}"
-        results.append(Result(f"{name}_clock_below_max", round(below), "MHz", text))
+        results.append(
+            Result(f"{name}_clock_below_max", round(below, 1), "MHz", text)
+        )  # measured: a float, never discrete
     if nvml:
         during = f"while the {name} kernel ran (NVML)"
         results += [
