@@ -234,4 +234,4 @@ def test_a_run_whose_clocks_were_held_back_says_so_on_its_page(
     page = Renderer(corpus, ROOT / "templates").measurement_page(corpus.measurements.get("warp-size")).markdown  # type: ignore[union-attr,arg-type]
     assert ('!!! warning "Clocks held back during this run"' in page) == (shown is not None)
     if shown:
-        assert f"NVML reported the GPU's clocks held back by: {shown}." in page
+        assert f"NVML reported the GPU's clocks held back while it ran, by: {shown}." in page

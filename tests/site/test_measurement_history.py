@@ -41,6 +41,7 @@ def test_the_results_table_says_when_each_value_was_first_measured_and_last_conf
     assert row(page, "fixture-a-warp_size") == [
         '<a href="#fixture-a-warp_size" rel="noopener noreferrer"><code>warp_size</code></a>',
         "32 threads",
+        "",  # how it was measured: a value read from the driver has no method
         "threads per warp",
         "",
         "2026-10-02",

@@ -1,28 +1,22 @@
 """Memory bandwidth per level, each level served by construction: L1, L2 and HBM reads, and copies.
 
 HBM: a read-only float4 kernel and cuMemcpyDtoDAsync over 256 MiB to 4 GiB (4 to 68 times the
-L2), so almost every byte comes from DRAM. L2: the same read with `ld.global.cg` (cached in L2
-only, never in L1) over footprints from 8 to 24 MiB, above what L1 could hold of a block's share
-and below half the L2 (Hopper's L2 is two partitions; an SM reaches the far one more slowly), read
-again and again in one launch. L1: each block reads its own 16 KiB slice, `ld.global.ca`, many
-times; the blocks an SM holds fit its L1 together. Where Nsight Compute runs on the node, each
-read kernel runs once more under it (verifier/profile.py) and its L1 and L2 hit rates and DRAM
-bytes per byte read are recorded beside the rates, and gates check that each level served its
-kernel; where it does not, a text result says "not cross-checked".
+L2). L2: the same read with `ld.global.cg` (L2 only, never L1) over 8 to 24 MiB, under half the
+L2 (an SM reaches Hopper's far L2 partition more slowly), read again and again in one launch.
+L1: each block re-reads its own 16 KiB slice with `ld.global.ca`. Where Nsight Compute runs,
+each read kernel runs once more under it (verifier/profile.py, verifier/levels.py): hit rates
+and DRAM bytes per byte are recorded and gated; elsewhere a result says "not cross-checked".
 
-Every sample is queued behind the wait kernel (verifier/gpu.py): no host time in it. The read
-kernels time themselves too (%globaltimer) and read the SM clock they ran at: their events must
-agree with that, and the rates per clock (bytes per clock per SM for L1, per clock for the whole
-L2) are set beside the rates. The copies are timed a second way, as a CUDA graph's replay, and
-the two must agree. The read kernels sum what they read (a fill of 1.0f: the sum is the element
-count times the passes), so the compiler cannot drop the loads; the copy's destination is
-compared with the source's pattern at sampled positions. GB/s are 10^9 bytes/s; a copy counts
-read + write bytes. The theoretical peak is 2 × memory clock × bus width / 8 from the attributes.
+Samples are queued behind the wait kernel (verifier/gpu.py): no host time. The read kernels time
+themselves (%globaltimer) and read their SM clock, and rates per clock sit beside the rates. The
+copies are timed a second way, by long unqueued runs, and must agree within 3%; their replay as
+CUDA graph memcpy nodes is recorded beside them (a graph may copy another way). The reads sum
+what they read (1.0f fills), and the copy's destination is checked at sampled positions. GB/s are
+10^9 bytes/s; a copy counts read + write bytes; the theoretical peak is 2 × memory clock × bus
+width / 8 from the attributes.
 
-Prediction (H200 SXM, 132 SMs at up to 1980 MHz, 6144-bit HBM3e at 3201 MHz: 4917 GB/s in
-theory): HBM reads about 90% of theory (4.4-4.6 TB/s), copies a little lower (about 4.3 TB/s,
-the figure a PyTorch copy gave on this machine kind); L2 about twice HBM (8-11 TB/s, a lead from
-published Hopper microbenchmarks); L1 up to 128 B per clock per SM (33 TB/s at 1980 MHz).
+Prediction (4814 GB/s in theory): HBM reads about 90% of it, copies a little lower (PyTorch's
+gave 4.3 TB/s here); L2 about twice HBM (a lead); L1 up to 128 B per clock per SM.
 """
 
 from __future__ import annotations
@@ -49,16 +43,13 @@ L1_SLICE = 16 * 1024
 L2_BYTES_PER_LAUNCH = 2048 * MIB
 L1_PASSES = 2048
 BLOCK = 256
-SANITY = 1.05
-"""An HBM rate may exceed the theoretical peak by at most 5% (clock rounding)."""
+SANITY = 1.05  # an HBM rate over the theoretical peak by more than clock rounding is impossible
 SECOND_METHOD = 0.03
 """A copy timed queued and timed by long unqueued runs (gpu.time_unqueued) agree within 3%."""
 HBM_SAMPLE_MS = 20.0
-"""HBM samples last this long: the H200's HBM reads were seen to drop about 12% for stretches of
-tens of ms (a state of the memory, not of the kernel), so a sample spans such stretches rather
-than landing inside one, and the median is the sustained rate."""
-ONE = 0x3F800000
-"""The bit pattern of 1.0f: the read buffers are filled with it, so a sum is an element count."""
+"""HBM samples this long span the stretches of tens of ms in which the H200's reads were seen to
+drop about 12%, rather than landing inside one: the median is the sustained rate."""
+ONE = 0x3F800000  # 1.0f: the read buffers hold it, so a sum is an element count
 PATTERN = 2654435761
 """Word i of the copy's source is i × PATTERN mod 2^32 (Knuth's multiplicative hash)."""
 
@@ -188,11 +179,8 @@ PROFILED = {
     "read_1gib": ("read_hbm", 1024 * MIB, 1, "hbm"),
     "nc_read_4mib": ("read_hbm", 4 * MIB, 16, "nc"),
 }
-"""The launches profile() makes, in order: case, kernel, buffer bytes (0: the L1 slices), passes,
-level. ncu empties the caches before it profiles a launch, so the first pass of each comes from
-DRAM: enough passes keep that share small (1/128 for L2). nc_read_4mib is how the first
-glossary measured "L2" (the read-only path re-reading a 4 MiB buffer): its counters show what
-served it."""
+"""profile()'s launches: case, kernel, bytes (0: L1 slices), passes (ncu empties the caches first,
+so pass one is DRAM's), level. nc_read_4mib is the first glossary's "L2" read: what served it?"""
 
 
 def attributes(device: Device) -> dict[str, int]:
