@@ -62,6 +62,13 @@ def test_a_result_says_how_it_was_measured_from_a_closed_set(tmp_path: Path) -> 
     data["results"][0]["method"] = "guessed"
     with pytest.raises(MeasurementError, match=r"'guessed' is not a method; one of gpu-queued, graph-replay"):
         parse_measurement(json.dumps(data, indent=2), "x.json")
+    for hostile in (["info"], {}, 1, 1.5, True, None):  # refused with a position, never a crash
+        data["results"][0]["method"] = hostile
+        with pytest.raises(MeasurementError, match="is not a method"):
+            parse_measurement(json.dumps(data, indent=2), "x.json")
+    data["format_version"], data["results"][0]["method"] = 2, None
+    with pytest.raises(MeasurementError, match="method"):  # version 2 has no such field
+        parse_measurement(json.dumps(data, indent=2), "x.json")
     data["format_version"], data["results"][0]["method"] = 2, "host"
     with pytest.raises(MeasurementError, match="method"):  # version 2 has no such field
         parse_measurement(json.dumps(data, indent=2), "x.json")

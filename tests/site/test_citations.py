@@ -192,7 +192,7 @@ def test_values_are_formatted_for_readers() -> None:
 def test_sizes_read_in_the_largest_unit_they_fill() -> None:
     assert format_value(Result("a", 26624, "KiB")) == "26 MiB"
     assert format_value(Result("a", 192, "KiB")) == "192 KiB"
-    assert format_value(Result("a", 1536, "KiB")) == "1.5 MiB"
+    assert format_value(Result("a", 1536, "KiB")) == "1536 KiB"  # not a whole MiB: kept exact
     assert format_value(Result("a", 1048576, "KiB")) == "1 GiB"
 
 

@@ -119,3 +119,4 @@ def test_a_page_warns_of_the_clocks_held_back_while_the_run_ran() -> None:
     )
     assert clocks_held({**during, "clock_held_back_during": "none"}) == ""
     assert clocks_held({"clock_limited_by": "software power cap"}) == "software power cap"  # an older file
+    assert clocks_held({**during, "clock_held_back_during": None}) == ""  # not text: the ends decide

@@ -260,3 +260,22 @@ def test_a_lower_bandwidth_is_slower_and_another_sampled_value_only_lower() -> N
     assert other.verdict == "LOWER"
     same = compare_result(Result("copy", 1524.6, "GB/s", "", high), Result("copy", 1525.0, "GB/s", "", high))
     assert same.verdict == "SAME"
+
+
+def test_a_result_cannot_become_information_to_slip_past_review() -> None:
+    """A pull request that marks a changed fact 'info' (or a committed file that did) gets a
+    CHANGED row, and so a review copy, like any changed fact: only info on both sides is INFO."""
+    from cudagloss.merge.rerun import _describe, compare_result
+    from cudagloss.model.measurement import Result
+
+    fact = Result("sm_count", 132, "SMs")
+    forged = Result("sm_count", 99, "SMs", method="info")
+    for old, new in ((fact, forged), (forged, Result("sm_count", 99, "SMs"))):
+        row = compare_result(old, new)
+        assert row.verdict == "CHANGED"
+    row = compare_result(fact, Result("sm_count", 132, "SMs", method="info"))  # same value, new method
+    assert row.verdict == "CHANGED" and "measured another way: no method -> info" in _describe(row)
+    timing = Result("copy", 4300.0, "GB/s", samples=[4300.0] * 5)
+    assert (
+        compare_result(timing, Result("copy", 4300.0, "GB/s", samples=[4300.0] * 5, method="host")).verdict == "CHANGED"
+    )

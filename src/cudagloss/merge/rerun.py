@@ -128,6 +128,9 @@ def _describe(row: Row) -> str:
     shown = f"{_show(row.old, row.unit)} -> {_show(row.new, row.unit)}"
     if row.test is None:
         return shown
+    if "measured" in row.test:
+        before, after = (m or "no method" for m in row.test["measured"])
+        return f"{shown} (measured another way: {before} -> {after})"
     change = "" if row.test["change"] is None else f"{row.test['change']:+.1%}, "
     t = row.test
     return f"{shown} ({change}Mann-Whitney p={t['p']:.3g} {t['method']}, {t['n_old']} vs {t['n_new']} samples)"
@@ -150,8 +153,12 @@ def _is_discrete(value: Value) -> bool:
 def compare_result(old: Result, new: Result) -> Row:
     """One result's row: a timing when both runs kept samples, discrete when either value
     is text, a truth value or an integer, otherwise a number derived from samples; INFO, not
-    compared, where either run recorded it as information (method 'info': cache file names)."""
-    if "info" in (old.method, new.method):
+    compared, where both runs recorded it as information (method 'info': cache file names). A
+    result measured another way than before is CHANGED: so a file cannot turn a fact into
+    information (and its change past review) by saying so."""
+    if old.method != new.method:
+        return Row(new.name, "CHANGED", old.value, new.value, new.unit, {"measured": [old.method, new.method]})
+    if new.method == "info":
         return Row(new.name, "SAME" if old.value == new.value else "INFO", old.value, new.value, new.unit)
     if old.samples and new.samples:
         c = compare_timings(old.samples, new.samples)

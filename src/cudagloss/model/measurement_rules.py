@@ -211,7 +211,7 @@ def _results(c: Checker, value: Any, version: int, recorded: dt.date | None) -> 
                 "description": c.text(result.get("description", ""), (*path, "description"), DESCRIPTION_MAX),
                 "samples": [c.number(s, (*path, "samples", j)) for j, s in enumerate(samples)],
                 "first_measured": _first_measured(c, first if v2 else MISSING, path, recorded),
-                "method": _method(c, result.get("method", ""), (*path, "method")),
+                "method": _method(c, result.get("method", ""), (*path, "method")) if v3 else "",
             }
         )
     return out
@@ -220,7 +220,9 @@ def _results(c: Checker, value: Any, version: int, recorded: dt.date | None) -> 
 def _method(c: Checker, value: Any, path: tuple[Key, ...]) -> str:
     if isinstance(value, str) and (value == "" or value in METHODS):
         return str(value)
-    c.fail(path, f"{shown(value)} is not a method; one of {', '.join(METHODS)}")
+    c.fail(
+        path, f"{shown(value) if isinstance(value, str) else kind(value)} is not a method; one of {', '.join(METHODS)}"
+    )
     return ""
 
 

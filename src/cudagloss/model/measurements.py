@@ -143,10 +143,10 @@ SIZE_UNITS = ("KiB", "MiB", "GiB")
 
 
 def readable_size(value: float, unit: str) -> tuple[float, str]:
-    """A size in the largest binary unit it fills at least once (26624 KiB reads as 26 MiB);
-    whole numbers stay whole."""
+    """A size in the largest binary unit it fills a whole number of times (26624 KiB reads as
+    26 MiB; 1025 KiB stays as it is, exact)."""
     step = SIZE_UNITS.index(unit)
-    while step + 1 < len(SIZE_UNITS) and abs(value) >= 1024:
+    while step + 1 < len(SIZE_UNITS) and abs(value) >= 1024 and value % 1024 == 0:
         value, step = value / 1024, step + 1
     return (int(value) if float(value).is_integer() else value), SIZE_UNITS[step]
 

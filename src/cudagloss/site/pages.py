@@ -122,8 +122,8 @@ def clocks_held(provenance: dict[str, object]) -> str:
     """What held the GPU's clocks down (power, heat) while the run's kernels ran, from NVML's
     violation counters read around it; a file made before they were read has only the reasons
     at its start and end."""
-    during = str(provenance.get("clock_held_back_during", ""))
-    if during and not during.startswith("unknown"):
+    during = provenance.get("clock_held_back_during")
+    if isinstance(during, str) and during and not during.startswith("unknown"):
         return "" if during == "none" else during
     reasons: dict[str, None] = {}
     for key in ("clock_limited_by", "clock_limited_by_end"):
