@@ -62,8 +62,9 @@ def test_a_result_says_how_it_was_measured_from_a_closed_set(tmp_path: Path) -> 
     data["results"][0]["method"] = "guessed"
     with pytest.raises(MeasurementError, match=r"'guessed' is not a method; one of gpu-queued, graph-replay"):
         parse_measurement(json.dumps(data, indent=2), "x.json")
-    for hostile in (["info"], {}, 1, 1.5, True, None):  # refused with a position, never a crash
-        data["results"][0]["method"] = hostile
+    hostile: list[object] = [["info"], {}, 1, 1.5, True, None]
+    for value in hostile:  # refused with a position, never a crash
+        data["results"][0]["method"] = value
         with pytest.raises(MeasurementError, match="is not a method"):
             parse_measurement(json.dumps(data, indent=2), "x.json")
     data["format_version"], data["results"][0]["method"] = 2, None
