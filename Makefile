@@ -40,7 +40,7 @@ serve: $(AUTHOR) ## preview the site on 127.0.0.1:8000 (PORT=8001 for another); 
 
 render: export CUDAGLOSS_TREE := $(value TREE)
 render: $(AUTHOR) ## write the site as a plain docs tree into build/site-tree (TREE=folder): pages, static files, mkdocs.yml
-	$(BIN)/cudagloss render --strict --out "$$CUDAGLOSS_TREE"
+	$(BIN)/cudagloss render --strict --out "$$CUDAGLOSS_TREE" --site-dir site
 
 # The published site is built from the plain tree, by MkDocs + Material (the default) or by
 # Zensical (BUILDER=zensical; installed by make venv). make serve is the live preview only.

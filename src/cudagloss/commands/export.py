@@ -7,6 +7,7 @@ from pathlib import Path
 
 from cudagloss.errors import ExitCode, UsageError, display_path
 from cudagloss.files.atomic import write_text_atomic
+from cudagloss.files.inside import refuse_links
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -18,6 +19,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         raise UsageError(f"no templates folder beside {display_path(terms)} (looked for {display_path(templates)})")
     files = export_files(terms, terms.parent / "measurements", repo_root=Path.cwd(), site_url=args.site_url)
     out = Path(args.out)
+    for exported in files:  # every target checked before the first is written
+        refuse_links(out / exported.src_uri)
     out.mkdir(parents=True, exist_ok=True)
     for exported in files:
         write_text_atomic(out / exported.src_uri, exported.content)

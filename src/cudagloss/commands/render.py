@@ -13,6 +13,7 @@ import dataclasses
 from pathlib import Path
 
 from cudagloss.errors import ExitCode, UsageError, display_path
+from cudagloss.files.inside import refuse_links
 from cudagloss.model.urls import url_problem
 
 
@@ -22,6 +23,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     from cudagloss.site.settings import read_settings
     from cudagloss.site.tree import tree_files
 
+    for target in (Path(args.out), *map(Path, args.site_dir)):  # before anything is read or written
+        refuse_links(target)
     config = Path(args.config)
     settings = read_settings(config)
     settings = dataclasses.replace(
@@ -62,6 +65,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     render.add_argument("--out", default="build/site-tree", help="folder to write (default: build/site-tree)")
     render.add_argument("--config", default="mkdocs.yml", help="the site's settings (default: mkdocs.yml)")
+    render.add_argument(
+        "--site-dir",
+        action="append",
+        default=[],
+        help="a folder a builder writes next (make build: site): refused, like --out, where a link leads there",
+    )
     render.add_argument("--site-url", help="the published address (default: site_url in the config)")
     render.add_argument("--repo-url", help="the repository's address, for edit links (default: repo_url)")
     render.add_argument("--strict", action="store_true", help="write nothing when there are warnings")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cudagloss.files.atomic import write_text_atomic
+from cudagloss.files.inside import refuse_links
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings, is_rate
 from cudagloss.model.measurement import (
     Drift,
@@ -234,6 +235,7 @@ def write(new: Measurement, folder: Path, rerun: Rerun) -> Path:
     if new.status == "ok":
         new = with_history(new, rerun)
     review = review_path(folder, new.experiment, new.node)
+    refuse_links(review)  # it is written or removed below: never through a committed link
     if not (rerun.needs_review and new.status == "ok"):
         path = record(new, folder)
         if path == measurement_path(folder, new.experiment, new.node):

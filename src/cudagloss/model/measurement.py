@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from cudagloss.errors import Diagnostic, GlossaryError
 from cudagloss.files.atomic import write_text_atomic
+from cudagloss.files.inside import refuse_links
 from cudagloss.model.measurement_rules import (
     FORMAT_VERSION,
     MAX_DEPTH,
@@ -277,6 +278,8 @@ def record(measurement: Measurement, folder: Path) -> Path:
     parse_measurement(text, measurement_path(folder, *escaped, failed=measurement.status != "ok").as_posix())
     good = measurement_path(folder, measurement.experiment, measurement.node)
     bad = measurement_path(folder, measurement.experiment, measurement.node, failed=True)
+    for path in (good, bad):  # a committed link there would be written (or removed) through
+        refuse_links(path)
     good.parent.mkdir(parents=True, exist_ok=True)
     target = good if measurement.status == "ok" else bad
     write_text_atomic(target, text)
