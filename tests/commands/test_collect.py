@@ -170,3 +170,39 @@ def test_dry_run_writes_nothing_and_a_failed_write_undoes_the_merge(repo: Path) 
     run = cudagloss(repo, "collect", str(a), str(b))
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert not (repo / "measurements" / "device-limits" / "h200-a.json").exists()  # the first write was undone
+
+
+def test_a_node_folder_may_not_carry_a_file_for_another_node(repo: Path) -> None:
+    """Issue 27, class 2: one node's artifact that also holds a file named for h200-lent would
+    replace that node's committed file; the folder is refused and nothing is written."""
+    mine = node_folder(repo / "in", "h200-b", ("ptx-jit",))
+    other = node_folder(repo / "forged", "h200-lent", ("occupancy",))
+    shutil.copytree(other / "occupancy", mine / "occupancy")  # h200-lent's run inside h200-b's folder
+    before = snapshot(repo / "measurements")
+    run = cudagloss(repo, "collect", str(mine))
+    assert run.returncode == 1 and "holds files of more than one node (h200-b, h200-lent)" in run.stderr
+    assert snapshot(repo / "measurements") == before and "Traceback" not in run.stderr
+
+
+def test_a_host_and_its_cards_are_one_node_folder(repo: Path) -> None:
+    folder = node_folder(repo / "in", "box", ("ptx-jit",))  # DEVICES=all: the host-wide run and each card
+    for card in ("box-gpu0", "box-gpu1"):
+        shutil.copytree(
+            node_folder(repo / "cards", card, ("occupancy",)) / "occupancy", folder / "occupancy", dirs_exist_ok=True
+        )
+    run = cudagloss(repo, "collect", "--dry-run", str(folder))
+    assert run.returncode == 0, run.stderr
+    assert "would merge 3 runs from 3 nodes" in run.stderr
+
+
+@pytest.mark.parametrize("name", ["H200_Lent", "h200_lent", "H200-LENT"])
+def test_a_node_name_that_folds_onto_a_committed_one_is_refused(repo: Path, name: str) -> None:
+    folder = node_folder(repo / "in", name, ("ptx-jit",))
+    before = snapshot(repo / "measurements")
+    run = cudagloss(repo, "collect", str(folder))
+    assert run.returncode == 1, run.stdout
+    assert f"node '{name}' differs from node 'h200-lent' only by case or '_'/'-'" in run.stderr
+    assert snapshot(repo / "measurements") == before
+    a, b = node_folder(repo / "x", "gpu-node", ("ptx-jit",)), node_folder(repo / "y", "GPU_node", ("occupancy",))
+    run = cudagloss(repo, "collect", str(a), str(b))  # two incoming folders under one folded name
+    assert run.returncode == 1 and "differs from node 'gpu-node' only by case" in run.stderr

@@ -5,7 +5,11 @@ a CI artifact or copied back from a cluster: untrusted input. Every file is read
 same rules as the site reads measurements (load.measurements), then held to what a merge
 needs: a known experiment whose code is the code in this repository (no stale run), a good
 run whose gates all passed, complete provenance, and one source per node (two folders may
-not both speak for a node). One refused file refuses the merge: nothing is written.
+not both speak for a node). A folder speaks for one node only (a host and its cards, `<host>`
+and `<host>-gpu<N>`, as `make verify DEVICES=all` writes them), so one node's artifact cannot
+carry a file that replaces another node's; and a node name that differs from another node's only
+by case or `_`/`-` (`H200_Lent` beside `h200-lent`) is refused, not merged as a new node. One
+refused file refuses the merge: nothing is written.
 
 A merge writes what `make verify` would have written on the node itself (merge.rerun): the
 report against the committed file, each value's history carried, and a changed discrete
@@ -16,7 +20,8 @@ and undone together if one fails, so the folder is the old one or the merged one
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +84,60 @@ def _check(m: Measurement, info: ExperimentInfo | None) -> list[str]:
     return problems
 
 
+CARD = re.compile(r"-gpu[0-9]+$")
+
+
+def host(node: str) -> str:
+    """The host a node name belongs to: 'a-gpu3' and 'a' are both host 'a'."""
+    return CARD.sub("", node)
+
+
+def folded(node: str) -> str:
+    """A node name as two names that a reader would take for one compare: case and '_'/'-' folded."""
+    return node.casefold().replace("_", "-")
+
+
+def committed_nodes(into: Path) -> set[str]:
+    """The node names of the committed measurement files (good and failed runs)."""
+    return {p.name.removesuffix(".json").removesuffix(".failed") for p in into.glob("*/*.json")}
+
+
+def _identity(folder: Path, nodes: Iterable[str], shown: str) -> list[Diagnostic]:
+    """A folder holding files of more than one host is refused: it would speak for another node."""
+    hosts = sorted({host(n) for n in nodes})
+    if len(hosts) <= 1:
+        return []
+    return [
+        Diagnostic(
+            shown,
+            1,
+            1,
+            f"holds files of more than one node ({', '.join(hosts)}): a node's folder may speak only for "
+            "that node and its cards (<node>-gpu<N>)",
+            "collect each node's folder as it came from that node; never copy another node's files into it",
+        )
+    ]
+
+
+def _lookalikes(incoming: dict[str, str], committed: Iterable[str]) -> list[Diagnostic]:
+    """An incoming node (name: a file of it, as shown) whose name folds onto another node's,
+    committed or incoming."""
+    by_fold: dict[str, set[str]] = {}
+    for name in [*committed, *incoming]:
+        by_fold.setdefault(folded(name), set()).add(name)
+    return [
+        Diagnostic(
+            incoming[name],
+            1,
+            1,
+            f"node '{name}' differs from node '{other}' only by case or '_'/'-': one node under two names",
+            "use the node's name exactly as it is committed (VERIFY_NODE), or a name that no other node folds to",
+        )
+        for name in sorted(set(incoming))
+        for other in sorted(by_fold[folded(name)] - {name})
+    ]
+
+
 def plan(folders: Sequence[Path], into: Path, catalog: list[ExperimentInfo], root: Path | None = None) -> Plan:
     """Read and check every folder, and compare each run with the committed file in into."""
     known = {info.id: info for info in catalog}
@@ -92,6 +151,7 @@ def plan(folders: Sequence[Path], into: Path, catalog: list[ExperimentInfo], roo
             continue
         measurements, diagnostics = load_measurements(folder, root, catalog)
         found.refused += [d for d in diagnostics if not d.warning]
+        found.refused += _identity(folder, (run.node for r in measurements for run in r.runs), shown_folder)
         found.refused += [  # the site skips review copies; a merge must not drop one unseen
             Diagnostic(display_path(p, root), 1, 1, "is a review copy (<node>.json.new): review it on its node", HINT)
             for p in sorted(folder.glob("*/*.json.new"))
@@ -130,6 +190,8 @@ def plan(folders: Sequence[Path], into: Path, catalog: list[ExperimentInfo], roo
         found.refused.append(
             Diagnostic(", ".join(display_path(f, root) for f in folders), 1, 1, "hold no measurement files", HINT)
         )
+    first_file = {i.measurement.node: i.shown for i in reversed(incoming)}
+    found.refused += _lookalikes(first_file, committed_nodes(into))
     if not found.refused:
         found.runs = [(i, against_committed(i.measurement, into)) for i in incoming]
     return found
