@@ -61,7 +61,7 @@ check: $(AUTHOR) ## report every mistake in the term and measurement files as pa
 # Names, folders and ports typed on the command line reach cudagloss in the environment as typed: never
 # through a shell, never expanded by make. make exports a variable given on its command
 # line, expanding it (a `$(shell ...)` in it would run), so the ones typed are not exported.
-TYPED := TERM SECTION TERMS SLUG PORT TREE DIRS
+TYPED := TERM SECTION TERMS SLUG PORT TREE DIRS ARGS EXPERIMENT DEVICES
 $(foreach v,$(TYPED),$(if $(filter command line,$(origin $(v))),$(eval unexport $(v))))
 new: NEW_TERM_ORIGIN := $(origin TERM)
 new: export CUDAGLOSS_NEW_TERM := $(value TERM)
@@ -87,17 +87,27 @@ lint: $(STAMP) ## ruff and mypy
 schema: $(STAMP) ## regenerate schema/*.json from the model
 	$(BIN)/cudagloss schema
 
+# ARGS, EXPERIMENT and DEVICES reach the command through the environment too: split into words by
+# the shell with globbing off (set -f), never run (a `;`, backticks or `$(...)` in them are text).
+verify: export CUDAGLOSS_DEVICES := $(value DEVICES)
+verify: export CUDAGLOSS_EXPERIMENT := $(value EXPERIMENT)
+verify: export CUDAGLOSS_ARGS := $(value ARGS)
 verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=id for one; ARGS=--list; DEVICES=all: a node per GPU)
-	PYTHONPATH=src:. $(PYTHON) -m $(if $(DEVICES),verifier.devices --devices $(DEVICES),verifier) $(if $(EXPERIMENT),--experiment $(EXPERIMENT)) $(ARGS)
+	@set -f; set -- $$CUDAGLOSS_ARGS; \
+	if [ -n "$$CUDAGLOSS_EXPERIMENT" ]; then set -- --experiment "$$CUDAGLOSS_EXPERIMENT" "$$@"; fi; \
+	if [ -n "$$CUDAGLOSS_DEVICES" ]; then set -- verifier.devices --devices "$$CUDAGLOSS_DEVICES" "$$@"; else set -- verifier "$$@"; fi; \
+	printf 'PYTHONPATH=src:. %s -m %s\n' "$(PYTHON)" "$$*"; PYTHONPATH=src:. $(PYTHON) -m "$$@"
 
 links: export CUDAGLOSS_TERMS := $(value TERMS)
+links: export CUDAGLOSS_ARGS := $(value ARGS)
 links: $(AUTHOR) ## check every source URL, stamp reachable ones in the terms (ARGS=--force, --format json, --no-stamp)
-	$(BIN)/cudagloss links "$$CUDAGLOSS_TERMS" $(ARGS)
+	set -f; $(BIN)/cudagloss links "$$CUDAGLOSS_TERMS" $$CUDAGLOSS_ARGS
 
 collect: export CUDAGLOSS_DIRS := $(value DIRS)
+collect: export CUDAGLOSS_ARGS := $(value ARGS)
 collect: $(AUTHOR) ## merge node folders from a fleet into measurements/: make collect DIRS="artifacts/*" (ARGS=--dry-run, --format json)
 	@test -n "$$CUDAGLOSS_DIRS" || { echo 'usage: make collect DIRS="node-a node-b"' >&2; exit 2; }
-	$(BIN)/cudagloss collect $$CUDAGLOSS_DIRS $(ARGS)
+	set -- $$CUDAGLOSS_DIRS; set -f; $(BIN)/cudagloss collect "$$@" $$CUDAGLOSS_ARGS
 
 byline: export CUDAGLOSS_TERMS := $(value TERMS)
 byline: $(AUTHOR) ## fill pending byline fields (written by, reviewed by, dates) from git history alone, offline
@@ -129,8 +139,9 @@ bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only wh
 	PYTHONPATH=src:. $(PYTHON) bench/verify.py || test $$? -eq 3
 	$(BIN)/python bench/report.py
 
+bench-links: export CUDAGLOSS_ARGS := $(value ARGS)
 bench-links: $(STAMP) bench-tools ## our link checker against lychee, LinkChecker and linkinator: 1,000 and 10,000 URLs at 5, 50 and 200 ms, about 4 minutes (ARGS="--urls N,M --latency S,T")
-	$(BIN)/python bench/links.py $(ARGS)
+	set -f; $(BIN)/python bench/links.py $$CUDAGLOSS_ARGS
 
 clean: ## remove the built site, the rendered tree and caches
 	rm -rf site build export .pytest_cache .mypy_cache .ruff_cache
