@@ -70,3 +70,28 @@ def test_no_workflow_runs_untrusted_code_with_secrets(name: str) -> None:
     text = (WORKFLOWS / name).read_text(encoding="utf-8")
     assert "pull_request_target" not in text and "workflow_run" not in text
     assert "${{ github.event." not in text  # no attacker-written text spliced into a shell
+
+
+def _writes(permissions: Any) -> bool:
+    return permissions == "write-all" or (
+        isinstance(permissions, dict) and any(v == "write" for v in permissions.values())
+    )
+
+
+def test_third_party_actions_that_hold_a_write_token_are_pinned_by_commit() -> None:
+    """A tag can be moved to other code; a commit cannot (issue 27): an action from outside
+    GitHub's own `actions/` that runs in a job allowed to write is pinned by its full commit."""
+    pinned = []
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        workflow = _load(path.name)
+        for name, job in workflow["jobs"].items():
+            if not _writes(job.get("permissions", workflow.get("permissions"))):
+                continue
+            for step in job.get("steps", []):
+                uses = str(step.get("uses", ""))
+                if not uses or uses.startswith(("actions/", "./")):
+                    continue
+                ref = uses.partition("@")[2]
+                assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), f"{path.name} {name}: {uses}"
+                pinned.append(uses)
+    assert pinned, "the verify workflow's pull request step is such an action"
