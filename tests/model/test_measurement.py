@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -325,3 +326,28 @@ def test_a_version_1_file_has_no_history_fields() -> None:
         "results[0]: unknown field 'first_measured'",
         "the file: unknown field 'drift'",
     ]
+
+
+@pytest.mark.parametrize(
+    ("unit", "value", "why"),
+    [
+        ("ms", -0.42, "is -0.42 ms: a duration is positive"),
+        ("cycles", 0, "is 0 cycles: a duration is positive"),
+        ("GB/s", -1.0, "is -1 GB/s: a rate is never negative"),
+        ("%", 104.0, "is 104%: a percentage lies within 0-100"),
+        ("%", -3, "is -3%: a percentage lies within 0-100"),
+    ],
+)
+def test_a_value_out_of_the_bounds_of_its_kind_is_refused_at_its_place(unit: str, value: float, why: str) -> None:
+    """Issue 27: 'loaded in -0.42 ms' was published, and called faster by compare()."""
+    data = json.loads(sample().to_json())
+    data["results"][0] |= {"unit": unit, "value": 1.0, "samples": [1.0, value]}
+    text = json.dumps(data, indent=2)
+    with pytest.raises(MeasurementError, match=re.escape(why)) as info:
+        parse_measurement(text, "x.json")
+    assert info.value.diagnostics[0].line == text.splitlines().index(f"        {value}") + 1
+    data["results"][0] |= {"value": value, "samples": []}
+    with pytest.raises(MeasurementError, match=re.escape(why)):
+        parse_measurement(json.dumps(data), "x.json")
+    data["results"][0] |= {"unit": "MHz"}  # a clock held below its maximum may be any number
+    parse_measurement(json.dumps(data), "x.json")

@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from cudagloss.model.measurement_rules import DURATIONS
+
 ALPHA = 0.05
 MIN_CHANGE = 0.10
 EXACT_MAX = 20
@@ -40,7 +42,7 @@ RULE = (
 )
 
 Verdict = Literal["SAME", "FASTER", "SLOWER"]
-TIME_UNITS = frozenset({"s", "ms", "µs", "μs", "us", "ns", "cycles"})
+TIME_UNITS = DURATIONS
 """Units of durations: a lower one is faster. A rate (a unit per second, GB/s) is faster when
 higher; any other value is only lower or higher."""
 

@@ -203,18 +203,42 @@ def _results(c: Checker, value: Any, version: int, recorded: dt.date | None) -> 
         seen.add(name or "")
         samples = c.array(result.get("samples", []), (*path, "samples"), MAX_SAMPLES)
         first = result.get("first_measured", MISSING)
+        unit = c.text(result.get("unit", ""), (*path, "unit"), 40, pattern=UNIT, like="a unit like 'ms'")
+        value = c.scalar(result.get("value", MISSING), (*path, "value"), TEXT_MAX, multiline=True)
+        numbers = [c.number(s, (*path, "samples", j)) for j, s in enumerate(samples)]
+        for where, number in [((*path, "value"), value), *(((*path, "samples", j), n) for j, n in enumerate(numbers))]:
+            if (problem := out_of_bounds(number, unit)) is not None:
+                c.fail(where, problem)
         out.append(
             {
                 "name": name,
-                "value": c.scalar(result.get("value", MISSING), (*path, "value"), TEXT_MAX, multiline=True),
-                "unit": c.text(result.get("unit", ""), (*path, "unit"), 40, pattern=UNIT, like="a unit like 'ms'"),
+                "value": value,
+                "unit": unit,
                 "description": c.text(result.get("description", ""), (*path, "description"), DESCRIPTION_MAX),
-                "samples": [c.number(s, (*path, "samples", j)) for j, s in enumerate(samples)],
+                "samples": numbers,
                 "first_measured": _first_measured(c, first if v2 else MISSING, path, recorded),
                 "method": _method(c, result.get("method", ""), (*path, "method")) if v3 else "",
             }
         )
     return out
+
+
+DURATIONS = frozenset({"s", "ms", "µs", "μs", "us", "ns", "cycles"})
+"""Units of a duration (as cudagloss.model.compare.TIME_UNITS): a time taken is positive."""
+
+
+def out_of_bounds(value: Any, unit: str | None) -> str | None:
+    """Why a number cannot be a value of its kind, or None: a duration is positive, a rate (a
+    unit per second) never negative, a percentage within 0-100."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not unit:
+        return None
+    if unit in DURATIONS and value <= 0:
+        return f"is {value:g} {unit}: a duration is positive"
+    if unit.endswith("/s") and value < 0:
+        return f"is {value:g} {unit}: a rate is never negative"
+    if unit == "%" and not 0 <= value <= 100:
+        return f"is {value:g}%: a percentage lies within 0-100"
+    return None
 
 
 def _method(c: Checker, value: Any, path: tuple[Key, ...]) -> str:
