@@ -93,15 +93,21 @@ def matrix(path: str, text: str) -> dict[str, list[dict[str, Any]]]:
     """The `strategy.matrix` for verify.yml: one job per GPU type, none twice, no node twice."""
     import yaml
 
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else path
-        raise ListError(f"{where}: not YAML: {getattr(exc, 'problem', None) or exc}") from None
+    from cudagloss.load.yamlnodes import compose  # the term files' composer: depth, aliases, characters
+
+    root, found = compose(path, text)
+    problems = [d for d in found if not d.warning]
+    if problems or root is None:
+        first = problems[0] if problems else None
+        raise ListError(
+            f"{first.path}:{first.line}:{first.col}: not YAML: {first.message}" if first else f"{path}:1:1: not YAML"
+        )
     runners = None
     if isinstance(root, yaml.MappingNode):
-        runners = next((v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "runners"), None)
+        named = [(k, v) for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "runners"]
+        if len(named) > 1:  # PyYAML would take the second, a reader the first: neither, said where
+            raise ListError(f"{_where(path, named[1][0])}: `runners:` given twice")
+        runners = named[0][1] if named else None
     if not isinstance(runners, yaml.SequenceNode) or not runners.value:
         raise ListError(f"{path}:1:1: expected `runners:`, a list of at least one {{type: <label>}}")
     if len(runners.value) > MAX_RUNNERS:

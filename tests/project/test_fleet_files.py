@@ -108,7 +108,7 @@ def test_each_node_uploads_its_folder_even_when_it_fails_and_collect_takes_them_
     merge = _step("collect", "Validate and merge")
     assert 'fleet/collect_nodes.py "$RUNNER_TEMP/nodes" --report "$RUNNER_TEMP/report.md"' in merge["run"]
     pr = collect["steps"][-1]
-    assert pr["uses"].startswith("peter-evans/create-pull-request@v7")
+    assert pr["uses"].startswith("peter-evans/create-pull-request@")  # pinned by commit: test_workflows
     assert pr["with"]["body-path"] == "${{ runner.temp }}/report.md" and "github.run_id" in pr["with"]["branch"]
 
 
@@ -163,6 +163,9 @@ BAD_LISTS = {
     "type twice": ("runners:\n  - type: l4\n  - type: l4\n", ":3:5: type 'l4' listed twice"),
     "node twice": ("runners:\n  - {type: l4, node: n}\n  - {type: t4, node: n}\n", ":3:5: node 'n' listed twice"),
     "unsafe node": ("runners:\n  - type: l4\n    node: ../x\n", ":3:11: node '../x' cannot name a file"),
+    "runners twice": ("runners:\n  - type: l4\nrunners:\n  - type: t4\n", ":3:1: `runners:` given twice"),
+    "deep nesting": ("runners: " + "[" * 5000 + "]" * 5000 + "\n", ":1:"),
+    "an alias": ("a: &x {type: l4}\nrunners:\n  - *x\n", ":3:"),
 }
 
 
