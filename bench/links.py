@@ -40,6 +40,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+os.environ["CUDAGLOSS_LOCAL_SOURCES"] = "127.0.0.1/32"  # the benchmark's server is local by design
 
 from cudagloss.links.checker import CheckerOptions, check_urls  # noqa: E402
 

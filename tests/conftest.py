@@ -20,6 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CHECK_CACHE = tempfile.mkdtemp(prefix="cudagloss-test-cache-")
 """The check cache of every test and every command a test runs (never the user's own)."""
 os.environ["CUDAGLOSS_CACHE_DIR"] = CHECK_CACHE
+os.environ["CUDAGLOSS_LOCAL_SOURCES"] = "127.0.0.1/32"
+"""The tests' servers listen on 127.0.0.1: the checks are told that these sources are local
+(cudagloss.model.addresses); every other private address stays refused, and the tests of the
+rule itself clear it."""
 atexit.register(shutil.rmtree, CHECK_CACHE, True)
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GOLDEN = Path(__file__).resolve().parent / "golden"

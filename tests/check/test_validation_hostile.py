@@ -435,11 +435,12 @@ BAD_URLS = {
     "http://exa_mple..com/": "has a malformed host name",
     "http://-bad-.example/": "has a malformed host name",
     "http://%65vil.example/": "has a malformed host name",
+    "http://[2001:db8::1]:8080/x": "leads to a host that is 2001:db8::1, a private network's address",
 }
 GOOD_URLS = [
     "HTTPS://EXAMPLE.COM/A",
     "https://例え.jp/パス",
-    "http://[2001:db8::1]:8080/x",
+    "http://[2606:4700:4700::1111]:8080/x",  # a public IPv6 address (2001:db8:: is for documentation: refused)
     "https://a.example./x?q=1#f",
 ]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 import ssl
 import time
 from collections import deque
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 
 from cudagloss.links.response import ProtocolError, ResponseReader
 from cudagloss.links.wire import Headers, Key, Unrequestable, target_of
+from cudagloss.model.addresses import address_problem
 
 MAX_INFORMATIONAL = 64
 """1xx answers before the real one; more is no real server."""
@@ -41,6 +43,13 @@ class WireTimeout(Exception):
 
 class WireError(Exception):
     """The connection failed or the peer broke HTTP/1.1; the cause is chained."""
+
+
+class PrivateAddress(Exception):
+    """The host resolved only to addresses a source may not lead to (model.addresses): no
+    connection was made. Checked when connecting, to the very address connected to, so a name
+    that resolves to a public address for the check and a private one for the request cannot
+    slip through."""
 
 
 async def within(seconds: float, coro: Coroutine[Any, Any, T]) -> T:
@@ -174,6 +183,18 @@ class Response:
         self._pool.put_back(conn, conn.reader.reusable and conn.stream.idle)
 
 
+async def _public_address(loop: asyncio.AbstractEventLoop, host: str, port: int) -> str:
+    """The first address host resolves to that a source may lead to; PrivateAddress if none."""
+    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    refused = ""
+    for *_, sockaddr in infos:
+        problem = address_problem(str(sockaddr[0]))
+        if problem is None:
+            return str(sockaddr[0])
+        refused = refused or problem
+    raise PrivateAddress(f"{host} resolves to no public address ({refused or 'none at all'}): not connected")
+
+
 class Pool:
     """Connections by origin, one request at a time on each; idle ones are kept for the next
     request to their origin, at most max_idle in all (the oldest closed first)."""
@@ -223,10 +244,11 @@ class Pool:
                 self._tls = tls_context()
             extra = {"ssl": self._tls, "server_hostname": host, "ssl_handshake_timeout": self._connect_timeout}
         try:
+            address = await within(self._connect_timeout, _public_address(loop, host, port))
             # within, not asyncio.wait_for: on Python 3.11 wait_for can swallow the cancellation of
             # the run's per-URL timeout when the connection completes in the same loop turn, and
             # the request then waits for the server however long it takes
-            await within(self._connect_timeout, loop.create_connection(lambda: stream, host, port, **extra))
+            await within(self._connect_timeout, loop.create_connection(lambda: stream, address, port, **extra))
         except asyncio.TimeoutError:
             raise WireTimeout("connect") from None
         except (OSError, ssl.SSLError, ValueError) as exc:

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from cudagloss.model.addresses import address_problem
 from cudagloss.model.urls import url_problem
 
 PROBE_SECONDS = 10.0
@@ -54,7 +55,8 @@ def answers(host: str, port: int, deadline: float) -> bool:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError, ValueError):  # gaierror is an OSError
         return False
-    for family, kind, proto, _name, address in infos[:ADDRESSES_PER_HOST]:
+    public = [info for info in infos if address_problem(str(info[4][0])) is None]  # never probe a private one
+    for family, kind, proto, _name, address in public[:ADDRESSES_PER_HOST]:
         left = deadline - time.monotonic()
         if left <= 0:
             return False
