@@ -281,3 +281,34 @@ def test_measured_text_in_an_explanation_cannot_forge_report_lines(glossary: Pat
     assert not [line for line in run.stderr.splitlines() if line.startswith("terms/fake.yaml")]
     assert 'warp-size.log = "line one\\nterms/fake.yaml:1:1: forged error\\nxxx' in run.stderr
     assert max(len(line) for line in run.stderr.splitlines()) < 500
+
+
+CANNOT_FAIL = [
+    "warp-size.warp_size == warp-size.warp_size",
+    "warp-size.warp_size * 0 == 0",
+    "not differ(warp-size.query_median, warp-size.query_median)",
+    "warp-size.warp_size > 16 or warp-size.warp_size <= 16",
+    "warp-size.query_median - warp-size.query_median < 1",
+    "max(warp-size.warp_size, 1) >= warp-size.warp_size",
+]
+CAN_FAIL = [
+    "warp-size.warp_size == 32",
+    "warp-size.query_median < warp-size.launch_median and differ(warp-size.query_median, warp-size.launch_median)",
+    "warp-size.warp_size > 0",
+    "not differ(warp-size.query_median, warp-size.launch_median) or warp-size.warp_size < 64",
+]
+
+
+def test_a_claim_that_cannot_fail_is_an_author_error_at_its_place(glossary: Path) -> None:
+    """Issue 27, class 3: a condition true whatever is measured would be published as checked."""
+    warp = add_claims(
+        glossary,
+        *((f"Tautology {i}", holds) for i, holds in enumerate(CANNOT_FAIL)),
+        *((f"Real claim {i}", holds) for i, holds in enumerate(CAN_FAIL)),
+    )
+    run = check(glossary)
+    assert run.returncode == 1
+    for i in range(len(CANNOT_FAIL)):
+        line = line_of(warp, "holds:", line_of(warp, f'- says: "Tautology {i}"'))
+        assert f"terms/warp.yaml:{line}:12: claims[{i}].holds: cannot fail: it holds whatever" in run.stderr, i
+    assert f"{len(CANNOT_FAIL)} errors found" in run.stderr, run.stderr

@@ -14,6 +14,7 @@ from cudagloss.check.typed_numbers import find
 from cudagloss.errors import Diagnostic, shown
 from cudagloss.model.claims import ClaimError, Expr, parse
 from cudagloss.model.corpus import LoadedTerm
+from cudagloss.model.falsifiable import cannot_fail
 from cudagloss.model.measurements import CitationError, MeasurementSet, verify_command
 from cudagloss.model.verdicts import judge
 
@@ -43,6 +44,14 @@ def claim_diagnostics(t: LoadedTerm, measurements: MeasurementSet | None) -> Ite
                 yield _at(t, f"{where}.holds", message, "compare measured values, not text that states them")
         if measurements is None:
             continue
+        if verdict.nodes and not verdict.failed and cannot_fail(parse(claim.holds), measurements):
+            yield _at(
+                t,
+                f"{where}.holds",
+                "cannot fail: it holds whatever values are measured (the same value on both sides, a "
+                "product with zero, or a condition and its opposite), so it would check nothing",
+                "state what the measured values show, so that other values would make it false",
+            )
         for n in verdict.failed:
             yield _at(
                 t,
