@@ -16,10 +16,12 @@ from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup
+from markupsafe import escape as markupsafe_escape
 
 from cudagloss.model.term import PENDING
 from cudagloss.site import escape
 from cudagloss.site.bytecode import BYTECODE
+from cudagloss.site.set_apart import set_apart
 from cudagloss.text.markdown import neutralize_html
 
 if TYPE_CHECKING:
@@ -74,6 +76,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
     env.filters["html"] = escape.html_text
     env.filters["linktitle"] = escape.link_title
     env.filters["join"] = _join
+    env.filters["set_apart"] = lambda body: Markup(set_apart(str(markupsafe_escape(body))))  # stays as safe as it came
     return env
 
 
