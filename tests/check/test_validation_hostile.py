@@ -436,11 +436,16 @@ BAD_URLS = {
     "http://-bad-.example/": "has a malformed host name",
     "http://%65vil.example/": "has a malformed host name",
     "http://[2001:db8::1]:8080/x": "leads to a host that is 2001:db8::1, a private network's address",
+    "https://xn--pple-43d.example/": "has a host label 'аpple' that mixes scripts, as a look-alike of another name does",
+    "https://аррӏе.example/": "has a host label 'аррӏе' in letters that look like the Latin 'appie'",
+    "https://xn--zz.example/": "has a punycode label that does not decode (xn--zz)",
 }
 GOOD_URLS = [
     "HTTPS://EXAMPLE.COM/A",
     "https://例え.jp/パス",
     "http://[2606:4700:4700::1111]:8080/x",  # a public IPv6 address (2001:db8:: is for documentation: refused)
+    "https://пример.рф/",  # a Russian name in Cyrillic that looks like no Latin one
+    "https://xn--e1afmkfd.xn--p1ai/",  # the same, as punycode
     "https://a.example./x?q=1#f",
 ]
 

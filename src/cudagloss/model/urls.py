@@ -17,6 +17,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from cudagloss.errors import shown
+from cudagloss.text.characters import disguised, look_alike_letter
+from cudagloss.text.skeleton import skeleton
 
 TERMS_DIR = "terms"
 SECTIONS_DIR = "sections"
@@ -158,4 +160,26 @@ def url_problem(url: str) -> str | None:
             return "has a malformed IPv6 address"
     elif len(host) > 253 or not _HOST.fullmatch(host):
         return "has a malformed host name"
+    return lookalike_host(host)
+
+
+def lookalike_host(host: str) -> str | None:
+    """Why a host name passes for another, or None: a label (punycode decoded first, as a
+    browser shows it) that mixes scripts, or one wholly in letters of another script that
+    look like Latin ones ('аррӏе' in Cyrillic reads 'apple'). Names' own look-alike rule."""
+    if host.isascii() and "xn--" not in host:
+        return None
+    for raw in host.split("."):
+        label = raw
+        if raw.startswith("xn--"):
+            try:
+                label = raw.encode("ascii").decode("idna")
+            except UnicodeError:
+                return f"has a punycode label that does not decode ({shown(raw, 40)})"
+        if label.isascii():
+            continue
+        if look_alike_letter(label) is not None:
+            return f"has a host label '{shown(label, 40)}' that mixes scripts, as a look-alike of another name does"
+        if disguised(label) and (plain := skeleton(label)).isascii():
+            return f"has a host label '{shown(label, 40)}' in letters that look like the Latin '{plain}'"
     return None
