@@ -220,3 +220,31 @@ def test_the_repository_types_no_number_about_a_gpu() -> None:
     found += [d for t in terms for d in typed_numbers(t, None, facts, used)]
     assert found + list(fact_mistakes(facts, used, [t.slug for t in terms])) == []
     assert facts.entries
+
+
+# --- disguises: the check reads what the reader reads (issue 27, class 5) -------------------
+
+DISGUISED = [
+    ("The H200 has &#49;&#51;&#50; SMs.", "132 SMs"),
+    ("The H200 has 132 &#83;Ms.", "132 SMs"),
+    ("The GPU has １３２ ＳＭｓ.", "１３２ ＳＭｓ"),
+    ("The GPU has 132 S\u00adMs.", "132 S\u00adMs"),
+    ("The kernel read 4,8 TB/s.", "4,8 TB/s"),
+    ("The GPU has 1.32e2 SMs.", "1.32e2 SMs"),
+    ("The kernel loaded in 12 msec.", "12 msec"),
+    ("The GPU has 132 [SMs](https://example.com/sm).", "132 [SMs"),
+]
+
+
+@pytest.mark.parametrize(("text", "quoted"), DISGUISED, ids=[q for _, q in DISGUISED])
+def test_a_disguised_number_is_found_as_the_reader_reads_it(text: str, quoted: str) -> None:
+    from cudagloss.check.typed_numbers import find
+
+    assert [f.text for f in find(text)] == [quoted]
+
+
+def test_titles_aliases_and_labels_are_read_too(tmp_path: Path) -> None:
+    extra = "aliases:\n  - the 132 SMs\nwhere_you_meet_this:\n  - label: 80 GB of HBM\n"
+    text = term("Plain prose.", extra).replace("title: What is it?", "title: Why does the H200 have 132 SMs?")
+    found = shown(check(tmp_path, {"typed.yaml": text}))
+    assert [f.split(": ", 2)[1] for f in found] == ["title", "aliases[0]", "where_you_meet_this[0].label"], found

@@ -66,7 +66,10 @@ def typed_numbers(
 ) -> Iterator[Diagnostic]:
     """Each number about a GPU typed into t's Markdown that no fact allows (see
     cudagloss.check.typed_numbers); the index of each fact that allowed one goes into used."""
-    for where, text, _ in prose_fields(t):
+    term = t.term
+    shown = [("title", term.title), *((f"aliases[{i}]", a) for i, a in enumerate(term.aliases))]
+    shown += [(f"where_you_meet_this[{i}].label", m.label) for i, m in enumerate(term.where_you_meet_this)]
+    for where, text in [*((w, x) for w, x, _ in prose_fields(t)), *shown]:  # every field a reader sees
         for found in find(text):
             fact = allowed(found, t.slug, facts.entries)
             if fact is not None:

@@ -15,9 +15,10 @@ import bisect
 import functools
 import html
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 
+from cudagloss.check.reader_view import DROP, folded, shown_entity
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.corpus import Fact, Facts
 from cudagloss.model.measurement import Result
@@ -43,14 +44,14 @@ _UNITS: list[tuple[str, str, str]] = [
     (r"kB", "KB", "size"),
     (r"[kMG]Hz", "Hz", "frequency"),
     (r"(?i:watts?)|W", "W", "power"),
-    (r"ns|(?i:nanoseconds?)", "ns", "time"),
-    (r"[µμu]s|(?i:microseconds?)", "µs", "time"),
-    (r"ms|(?i:milliseconds?)", "ms", "time"),
-    (r"s|(?i:seconds?)", "s", "time"),
+    (r"ns|(?i:nanoseconds?|nsecs?)", "ns", "time"),
+    (r"[µμu]s|(?i:microseconds?|[µμu]secs?)", "µs", "time"),
+    (r"ms|(?i:milliseconds?|msecs?)", "ms", "time"),
+    (r"s|(?i:seconds?|secs?)", "s", "time"),
     (r"×|(?i:x(?=[ \t]+(?:faster|slower))|times[ \t]+(?:faster|slower))", "×", "ratio"),
 ]
 _UNIT = "|".join(f"(?P<x{i}>{p})" for i, (p, _, _) in enumerate(_UNITS))
-_NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?"
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?"
 _SEP = r"[*_]{0,3}(?:-|[ \t\u00a0\u202f\u2009]+(?:\n[ \t]*)?|\n[ \t]*)?[*_]{0,3}"
 _QUALIFIER = r"(?:(?i:resident|active|concurrent|running)[ \t]+)?"
 _TYPED = re.compile(
@@ -114,14 +115,15 @@ def find(text: str) -> list[TypedNumber]:
 def _find(text: str) -> tuple[TypedNumber, ...]:
     """find, remembered: every build (and every rebuild under `make serve`) checks every
     field, and scanning them was half of loading 1,000 unchanged terms."""
-    prose = _prose(text)
-    about = _about_gpu_work(text) if _TYPED.search(prose) else None
-    found = [f for m in _TYPED.finditer(prose) if about and (f := _typed(text, prose, about, m))]
-    for m in _CAPABILITY.finditer(prose):
-        found.append(_at(text, m.start(), m.end(), m.group("number") or m.group("cc"), "compute capability"))
-    for m in _ARCH.finditer(prose):
+    view, where = folded(_prose(text))  # as the reader reads it; where maps back to text
+    about = _about_gpu_work(text) if _TYPED.search(view) else None
+    found = [f for m in _TYPED.finditer(view) if about and (f := _typed(text, view, where, about, m))]
+    for m in _CAPABILITY.finditer(view):
+        number = m.group("number") or m.group("cc")
+        found.append(_at(text, where[m.start()], where[m.end() - 1] + 1, number, "compute capability"))
+    for m in _ARCH.finditer(view):
         group = next(g for g in "abc" if m.group(g))
-        found.append(_at(text, m.start(group), m.end(group), "", "architecture"))
+        found.append(_at(text, where[m.start(group)], where[m.end(group) - 1] + 1, "", "architecture"))
     found.sort(key=lambda f: (f.start, -f.end))
     kept: list[TypedNumber] = []
     for f in found:  # 'compute capability 9.0 SMs' is one finding, not two
@@ -138,18 +140,21 @@ def _about_gpu_work(text: str) -> Callable[[int], bool]:
     return lambda offset: about[bisect.bisect_right(starts, offset) - 1]
 
 
-def _typed(text: str, prose: str, about_gpu_work: Callable[[int], bool], m: re.Match[str]) -> TypedNumber | None:
-    """m as a finding, or None: a one-letter unit stuck to its number, a duration or ratio in a
-    sentence about no GPU work, or a year."""
+def _typed(
+    text: str, view: str, where: Sequence[int], about_gpu_work: Callable[[int], bool], m: re.Match[str]
+) -> TypedNumber | None:
+    """m (in view, offsets in text by where) as a finding, or None: a one-letter unit stuck to
+    its number, a duration or ratio in a sentence about no GPU work, or a year."""
     _, unit, family = _UNITS[_which(m)]
     if unit in _SPACED_ONLY and not m.group("sep").strip("*_-"):
         return None
-    if family in _CONTEXTUAL and not about_gpu_work(m.start()):
+    start, end = where[m.start()], where[m.end() - 1] + 1
+    if family in _CONTEXTUAL and not about_gpu_work(start):
         return None
     number = m.group("number")
-    if re.fullmatch(r"(19[89]\d|20\d\d)", number) and _YEAR_BEFORE.search(prose, max(m.start() - 16, 0), m.start()):
+    if re.fullmatch(r"(19[89]\d|20\d\d)", number) and _YEAR_BEFORE.search(view, max(m.start() - 16, 0), m.start()):
         return None
-    return _at(text, m.start(), m.end(), number + (m.group("mult") or ""), unit, family)
+    return _at(text, start, end, number + (m.group("mult") or ""), unit, family)
 
 
 def _at(text: str, start: int, end: int, number: str, unit: str, family: str = "") -> TypedNumber:
@@ -169,7 +174,8 @@ def _prose(text: str) -> str:
     for block in blocks(text):
         chars = list(block.text)
         for start, end, fill in _not_prose(block.text) if block.kind in ("prose", "heading") else []:
-            chars[start:end] = [c if c == "\n" else fill for c in chars[start:end]]
+            shown = fill if len(fill) == end - start else fill * (end - start)
+            chars[start:end] = [c if c == "\n" else f for c, f in zip(chars[start:end], shown, strict=True)]
         out.append("".join(chars) if block.kind in ("prose", "heading") else _BLANK.sub("\x00", block.text))
     return "".join(out)
 
@@ -182,10 +188,14 @@ def _not_prose(text: str) -> Iterator[tuple[int, int, str]]:
     for m in (*CODE_SPAN.finditer(text), *_DIRECTIVE.finditer(text)):
         yield m.start(), m.end(), "\x00"
     for start, end in protected_spans(text):
-        if text[start] in "[!":  # a link: its text is prose, its target is not
-            yield _label_end(text, start), end, "\x00"
-        elif text[start] == "&" and html.unescape(text[start:end]).isspace():
-            yield start, end, " "
+        if text[start] in "[!":  # a link: its text is prose (read without its brackets), its target is not
+            label_end = _label_end(text, start)
+            yield start, text.index("[", start) + 1, DROP
+            yield label_end - 1, label_end, DROP
+            yield label_end, end, "\x00"
+        elif text[start] == "&":  # an entity reads as what it shows ('&#49;' is 1, '&nbsp;' a space)
+            shown = html.unescape(text[start:end])
+            yield start, end, " " if shown.isspace() else (shown_entity(text[start:end]) or "\x00")
         elif text[start] != "`":
             yield start, end, "\x00"
 
