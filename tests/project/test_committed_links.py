@@ -122,3 +122,15 @@ def test_a_write_killed_between_its_renames_gets_its_last_good_folder_back(tmp_p
     os.rename(out, old)  # the old tree moved aside; the process died before the new one moved in
     assert remove_stale_folders(out) == 0
     assert (out / "page.md").read_bytes() == b"good" and not old.exists()
+
+
+def test_new_and_schema_refuse_a_committed_link_where_they_write(repo: Path) -> None:
+    user = repo.parent / "users-files"
+    shutil.move(repo / "terms", repo / "real-terms")
+    (repo / "terms").symlink_to(repo / "real-terms")
+    refused(cudagloss(repo, "new", "Zebra striping", "--terms", "terms"), "terms")
+    assert not (repo / "real-terms" / "zebra-striping.yaml").exists()
+    (repo / "schema").mkdir()
+    (repo / "schema" / "term.schema.json").symlink_to(user / "precious.txt")
+    refused(cudagloss(repo, "schema", "--out", "schema"), "schema/term.schema.json")
+    assert untouched(user)

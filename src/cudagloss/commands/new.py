@@ -23,6 +23,7 @@ import yaml
 
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, complain, did_you_mean, display_path
 from cudagloss.files.atomic import create_text_exclusive
+from cudagloss.files.inside import refuse_links
 from cudagloss.load.terms import MODELINE_PREFIX, SCHEMA_NAME, load_sections, load_term, term_files
 from cudagloss.model.term import is_slug
 from cudagloss.text.skeleton import skeleton
@@ -157,6 +158,7 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
     text = term_text(name, chosen, known)
     if (yaml.safe_load(text) or {}).get("name") != name:  # the name must come back as typed
         raise refuse("this name cannot be written into a term file as it is", "type the name plainly")
+    refuse_links(path)  # a committed `terms` link would put the new file wherever it points
     try:
         create_text_exclusive(path, text)
     except FileExistsError:

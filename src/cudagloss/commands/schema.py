@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cudagloss.errors import ExitCode
 from cudagloss.files.atomic import write_text_atomic
+from cudagloss.files.inside import refuse_links
 from cudagloss.model.schema import SCHEMAS, schema_text
 
 
@@ -22,6 +23,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         if args.check:
             stale.append(str(path))
         else:
+            refuse_links(path)
             out.mkdir(parents=True, exist_ok=True)
             write_text_atomic(path, text)
             print(f"wrote {path}")
