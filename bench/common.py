@@ -21,6 +21,7 @@ RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
 sys.path.insert(0, str(ROOT / "src"))
 
 from cudagloss.files.atomic import write_text_atomic  # noqa: E402
+from cudagloss.files.inside import refuse_links  # noqa: E402
 
 
 def machine() -> str:
@@ -56,8 +57,9 @@ def save(name: str, rows: list[dict[str, Any]], *, notes: str = "", where: str |
         "rows": rows,
         "notes": notes,
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
+    refuse_links(path, ROOT)  # never through a committed link
+    RESULTS.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return path
 

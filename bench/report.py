@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import RESULTS, ROOT
 
 from cudagloss.files.atomic import write_text_atomic
+from cudagloss.files.inside import refuse_links
 
 ORDER = ["build", "check", "serve", "links", "verify", "byline"]
 
@@ -57,8 +58,10 @@ def main() -> int:
     missing = [n for n in ORDER if n not in found]
     if missing:
         lines += [f"Not run yet: {', '.join(missing)}.", ""]
-    write_text_atomic(ROOT / "bench" / "RESULTS.md", "\n".join(lines))
     readme = ROOT / "README.md"
+    for path in (ROOT / "bench" / "RESULTS.md", readme):  # never through a committed link
+        refuse_links(path, ROOT)
+    write_text_atomic(ROOT / "bench" / "RESULTS.md", "\n".join(lines))
     text = readme.read_text(encoding="utf-8")
     start, end = text.find(README_START), text.find(README_END)
     if 0 <= start < end:
