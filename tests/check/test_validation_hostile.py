@@ -436,7 +436,9 @@ BAD_URLS = {
     "http://-bad-.example/": "has a malformed host name",
     "http://%65vil.example/": "has a malformed host name",
     "http://[2001:db8::1]:8080/x": "leads to a host that is 2001:db8::1, a private network's address",
-    "https://xn--pple-43d.example/": "has a host label 'аpple' that mixes scripts, as a look-alike of another name does",
+    "https://xn--pple-43d.example/": (
+        "has a host label 'аpple' that mixes scripts, as a look-alike of another name does"
+    ),
     "https://аррӏе.example/": "has a host label 'аррӏе' in letters that look like the Latin 'appie'",
     "https://xn--zz.example/": "has a punycode label that does not decode (xn--zz)",
 }
