@@ -64,3 +64,18 @@ def load_measurement(path: Path) -> Measurement:
     from cudagloss.model.measurement import parse_measurement, read_measurement_text
 
     return parse_measurement(read_measurement_text(path, str(path)), str(path))
+
+
+@pytest.fixture
+def make_copy(tmp_path: Path) -> tuple[Path, list[str]]:
+    """The Makefile in a copy of the repository with one term; make runs our cudagloss."""
+    if shutil.which("make") is None or not (Path(sys.executable).parent / "cudagloss").exists():
+        pytest.skip("needs make and the cudagloss command beside this python")
+    root = tmp_path / "repo"
+    (root / "terms").mkdir(parents=True)
+    for name in ("Makefile", "pyproject.toml", *(p.name for p in ROOT.glob("requirements*.lock"))):
+        shutil.copy2(ROOT / name, root / name)
+    shutil.copy(ROOT / "terms" / "_sections.yaml", root / "terms")
+    shutil.copy(ROOT / "terms" / "ptx.yaml", root / "terms")
+    installed = [f"-o{stamp}" for stamp in (".venv/.installed", ".venv/.installed-author")]  # never install here
+    return root, ["make", "--no-print-directory", *installed, f"BIN={Path(sys.executable).parent}"]

@@ -632,21 +632,6 @@ HOSTILE_NAMES = [
 ]
 
 
-@pytest.fixture
-def make_copy(tmp_path: Path) -> tuple[Path, list[str]]:
-    """The Makefile in a copy of the repository with one term; make runs our cudagloss."""
-    if shutil.which("make") is None or not (Path(sys.executable).parent / "cudagloss").exists():
-        pytest.skip("needs make and the cudagloss command beside this python")
-    root = tmp_path / "repo"
-    (root / "terms").mkdir(parents=True)
-    for name in ("Makefile", "pyproject.toml", *(p.name for p in ROOT.glob("requirements*.lock"))):
-        shutil.copy2(ROOT / name, root / name)
-    shutil.copy(ROOT / "terms" / "_sections.yaml", root / "terms")
-    shutil.copy(ROOT / "terms" / "ptx.yaml", root / "terms")
-    installed = [f"-o{stamp}" for stamp in (".venv/.installed", ".venv/.installed-author")]  # never install here
-    return root, ["make", "--no-print-directory", *installed, f"BIN={Path(sys.executable).parent}"]
-
-
 def test_make_new_passes_the_name_literally_and_never_runs_it(make_copy: tuple[Path, list[str]]) -> None:
     root, make = make_copy
     pwned = root.parent / "pwned"

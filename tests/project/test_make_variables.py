@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-
-import pytest
 
 from conftest import ROOT
 
@@ -22,19 +19,6 @@ HOSTILE = [
     "x\ntouch {p}",
     "$${{IFS}}touch$${{IFS}}{p}",
 ]
-
-
-@pytest.fixture
-def make_copy(tmp_path: Path) -> tuple[Path, list[str]]:
-    if shutil.which("make") is None or not (Path(sys.executable).parent / "cudagloss").exists():
-        pytest.skip("needs make and the cudagloss command beside this python")
-    root = tmp_path / "repo"
-    (root / "terms").mkdir(parents=True)
-    for name in ("Makefile", "pyproject.toml", *(p.name for p in ROOT.glob("requirements*.lock"))):
-        shutil.copy2(ROOT / name, root / name)
-    shutil.copy(ROOT / "terms" / "_sections.yaml", root / "terms")
-    installed = [f"-o{stamp}" for stamp in (".venv/.installed", ".venv/.installed-author")]  # never install here
-    return root, ["make", "--no-print-directory", *installed, f"BIN={Path(sys.executable).parent}"]
 
 
 def test_args_experiment_and_devices_are_never_run(make_copy: tuple[Path, list[str]]) -> None:
