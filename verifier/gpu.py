@@ -42,6 +42,7 @@ from verifier.timing import (
     Timed,
     decode_probe,
     repeats_for,
+    sampled,
     stop_reason,
 )
 
@@ -239,12 +240,7 @@ class Gpu:
             def replay() -> None:
                 check("cuGraphLaunch", self.drv.cuGraphLaunch(executable, self.stream))
 
-            for _ in range(WARMUP):
-                replay()
-            self.sync()
-            samples: list[float] = []
-            while (reason := stop_reason(samples, reps)) is None:
-                samples.append(self.once(replay) / reps)
+            samples, reason = sampled(lambda: self.once(replay) / reps, WARMUP, reps)
         return Timed(samples, reason, reps, method="graph-replay")
 
     def time_unqueued(self, work: Callable[[], None], calls: int = 1, min_ms: float = LONG_SAMPLE_MS) -> Timed:
@@ -258,11 +254,7 @@ class Gpu:
             for _ in range(reps):
                 work()
 
-        run()
-        self.sync()
-        samples: list[float] = []
-        while (reason := stop_reason(samples, reps)) is None:
-            samples.append(self.once(run) / reps)
+        samples, reason = sampled(lambda: self.once(run) / reps, 1, reps)
         return Timed(samples, reason, reps, method="host")
 
     @contextmanager

@@ -12,10 +12,10 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.experiment import Outcome
+from verifier.profile import launches
 
 L1_HIT, L2_HIT, DRAM_READ = "l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct", "dram__bytes_read.sum"
 METRICS = (L1_HIT, L2_HIT, DRAM_READ)
-NAMES = {"l1": "L1", "l2": "L2", "hbm": "HBM", "nc": "L1 (read-only path)"}
 
 EXPECT: dict[str, tuple[tuple[str, str, float], ...]] = {
     "l1": ((L1_HIT, ">=", 90.0),),
@@ -26,22 +26,14 @@ EXPECT: dict[str, tuple[tuple[str, str, float], ...]] = {
 it with almost no DRAM traffic; the HBM read takes almost every byte from DRAM."""
 
 
-def level_name(level: str) -> str:
-    return NAMES.get(level, level)
-
-
 def crosscheck(outcome: Outcome, counters: Any, cases: dict[str, dict[str, Any]]) -> None:
     """Results and gates from the profiled launches; cases maps each profiled case (in launch
     order) to its level and the bytes its one launch reads."""
-    if not isinstance(counters, list):
-        why = str(counters or "not cross-checked: the counters were not asked for")
-        outcome.add(Result("counters", why, "", "Nsight Compute cross-check of the levels", method="info"))
-        return
-    if len(counters) != len(cases):
-        outcome.gate("ncu profiled one launch per case", False, f"{len(counters)} launches for {len(cases)} cases")
+    found_all = launches(outcome, counters, len(cases), "the levels", "ncu profiled one launch per case")
+    if found_all is None:
         return
     wrong: list[str] = []
-    for (name, case), (_, found) in zip(cases.items(), counters, strict=True):
+    for (name, case), found in zip(cases.items(), found_all, strict=True):
         values = {
             L1_HIT: float(found.get(L1_HIT, -1.0)),
             L2_HIT: float(found.get(L2_HIT, -1.0)),

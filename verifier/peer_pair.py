@@ -37,14 +37,9 @@ def fitting(host_free: int, device_free: int) -> list[int]:
 
 def _sampled(sample: Callable[[], float]) -> list[float]:
     """Warm-ups (not kept), then samples until gpu.py's rule or this module's caps stop them."""
-    from verifier.timing import stop_reason
+    from verifier.timing import sampled
 
-    for _ in range(WARMUP):
-        sample()
-    samples: list[float] = []
-    while stop_reason(samples) is None and len(samples) < MAX_SAMPLES and sum(samples) < MAX_MS:
-        samples.append(sample())
-    return samples
+    return sampled(sample, WARMUP, max_samples=MAX_SAMPLES, max_ms=MAX_MS)[0]
 
 
 class _Pair:

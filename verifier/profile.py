@@ -21,8 +21,10 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from verifier.experiment import ROOT
+from cudagloss.model.measurement import Result
+from verifier.experiment import ROOT, Outcome
 
 TIMEOUT_S = 300
 NCU_PATHS = ("/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/ncu")
@@ -80,6 +82,19 @@ def counters(experiment: str, metrics: Sequence[str]) -> list[Launch] | str:
         reason = said[0].strip()[:200] if said else f"exit {run.returncode}, no counters read"
         return f"not cross-checked: ncu could not read the counters ({reason})"
     return launches
+
+
+def launches(outcome: Outcome, counters: Any, expected: int, what: str, gate: str) -> list[dict[str, float]] | None:
+    """Each profiled launch's counters, when counters (what counters() returned, filtered to the
+    cases' launches) holds one per case; otherwise None, said: why none were read (a text
+    result, 'info') or a failed gate."""
+    if not isinstance(counters, list):
+        why = str(counters or "not cross-checked: the counters were not asked for")
+        outcome.add(Result("counters", why, "", f"Nsight Compute cross-check of {what}", method="info"))
+        return None
+    if not outcome.gate(gate, len(counters) == expected, f"{len(counters)} for {expected} cases"):
+        return None
+    return [found for _, found in counters]
 
 
 def main(argv: list[str]) -> int:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from verifier.provenance import nvml_handle, throttle_text
+from verifier.provenance import gpu_state, nvml_handle
 
 WARM_S = 0.5
 """Seconds of the work run before sampling (the clock settles under the power cap in this time)."""
@@ -37,26 +37,19 @@ def warm(gpu: Any, work: Callable[[], None], one_ms: float, seconds: float = WAR
 
 
 def nvml_reading(device: Any) -> dict[str, Any]:
-    """The SM clock, why it is held back and the power drawn, from NVML now; {} where NVML is
-    not installed, {'error': ...} where it cannot be read."""
+    """The SM clock, why it is held back and the power drawn, from NVML now (the provenance's
+    own reading, plus the power); {} where NVML is not installed, {'error': ...} where it
+    cannot be read."""
+    state = gpu_state(device)
+    if "nvml" in state:
+        return {} if state["nvml"].startswith("absent") else {"error": state["nvml"]}
     try:
         pynvml, handle = nvml_handle(device)
-    except ImportError:
-        return {}
+        power = round(pynvml.nvmlDeviceGetPowerUsage(handle) / 1000, 1)
     except Exception as exc:  # NVML raises its own error types; a reading is never worth a crash
         return {"error": f"{type(exc).__name__}: {str(exc)[:100]}"}
-    try:
-        reasons = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or (
-            pynvml.nvmlDeviceGetCurrentClocksThrottleReasons
-        )
-        return {
-            "sm_clock_mhz": int(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM)),
-            "clock_limited_by": throttle_text(int(reasons(handle))),
-            "power_w": round(pynvml.nvmlDeviceGetPowerUsage(handle) / 1000, 1),
-            "power_limit_w": round(pynvml.nvmlDeviceGetPowerManagementLimit(handle) / 1000, 1),
-        }
-    except Exception as exc:  # NVML raises its own error types; a reading is never worth a crash
-        return {"error": f"{type(exc).__name__}: {str(exc)[:100]}"}
+    keys = ("sm_clock_mhz", "clock_limited_by", "power_limit_w")
+    return {**{k: state[k] for k in keys if k in state}, "power_w": power}
 
 
 def under_load(gpu: Any, work: Callable[[], None], one_ms: float, seconds: float = LOADED_S) -> dict[str, Any]:

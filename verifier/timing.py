@@ -8,7 +8,7 @@ verifier/gpu.py applies them on the GPU. See gpu.py's docstring for the method.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 TARGET_SPREAD = 0.01
@@ -54,6 +54,25 @@ def stop_reason(samples: Sequence[float], reps: int = 1) -> str | None:
     if len(samples) >= 3 and sum(samples) * reps / 1000 >= MAX_GPU_SECONDS:
         return "time"
     return None
+
+
+def sampled(
+    sample: Callable[[], float],
+    warmup: int = WARMUP,
+    reps: int = 1,
+    max_samples: int = MAX_SAMPLES,
+    max_ms: float = float("inf"),
+) -> tuple[list[float], str]:
+    """Samples (ms each) of sample() after warm-up calls, by the rule of stop_reason() and
+    a caller's own caps on their count and total: the one loop every host-paced timing uses."""
+    for _ in range(warmup):
+        sample()
+    samples: list[float] = []
+    while (reason := stop_reason(samples, reps)) is None:
+        if len(samples) >= max_samples or sum(samples) >= max_ms:
+            return samples, "count" if len(samples) >= max_samples else "time"
+        samples.append(sample())
+    return samples, reason
 
 
 def repeats_for(one_ms: float, calls: int, min_ms: float = MIN_SAMPLE_MS) -> int:

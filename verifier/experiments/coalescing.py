@@ -35,10 +35,12 @@ from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check
 from verifier.experiment import Outcome, clock_result
 from verifier.gpu import PROBE_SOURCE
+from verifier.kernels.reduce import BLOCK_SUM_SOURCE
+from verifier.profile import launches
 
 ID = "coalescing"
 PURPOSE = "Read bandwidth against access stride 1 to 128, 4- and 16-byte loads, the same useful bytes at every stride"
-USES = ("gpu.py", "timing.py", "profile.py")
+USES = ("gpu.py", "timing.py", "profile.py", "kernels/reduce.py")
 
 BUFFER = 1 << 30
 """Bytes read per launch: a 1 GiB buffer, far beyond L2."""
@@ -57,6 +59,7 @@ CHUNK = 1 << 24
 
 SOURCE = (
     PROBE_SOURCE
+    + BLOCK_SUM_SOURCE
     + r"""
 __device__ __forceinline__ float value(float v) { return v; }
 __device__ __forceinline__ float value(float4 v) { return (v.x + v.y) + (v.z + v.w); }
@@ -83,14 +86,7 @@ __device__ void strided_sum(const T* __restrict__ in, unsigned int log2n, unsign
         #pragma unroll
         for (int u = 0; u < 8; ++u) acc += value(v[u]);
     }
-    __shared__ double part[32];
-    double total = acc;
-    for (int o = 16; o > 0; o >>= 1) total += __shfl_down_sync(0xffffffffu, total, o);
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = total;
-    __syncthreads();
-    total = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0.0;
-    if (threadIdx.x < 32)
-        for (int o = 16; o > 0; o >>= 1) total += __shfl_down_sync(0xffffffffu, total, o);
+    double total = block_sum(acc);
     if (threadIdx.x == 0) sums[blockIdx.x] = total;
     probe_end(probe, mark);
 }
@@ -218,16 +214,10 @@ def summarise(raw: dict[str, Any]) -> Outcome:
 def crosscheck(outcome: Outcome, counters: Any, cases: dict[str, dict[str, Any]], useful: int) -> None:
     """DRAM bytes per useful byte per case from the profiled launches (the strided reads, in
     CASES order), or one text result saying why there are none."""
-    if not isinstance(counters, list):
-        why = str(counters or "not cross-checked: the counters were not asked for")
-        outcome.add(
-            Result("counters", why, "", "Nsight Compute cross-check of DRAM bytes per useful byte", method="info")
-        )
-        return
-    reads = [found for name, found in counters if "strided_sum" in name]
-    if not outcome.gate(
-        "ncu profiled one strided read per case", len(reads) == len(cases), f"{len(reads)} for {len(cases)} cases"
-    ):
+    strided = [c for c in counters if "strided_sum" in c[0]] if isinstance(counters, list) else counters
+    what, gate = "DRAM bytes per useful byte", "ncu profiled one strided read per case"
+    reads = launches(outcome, strided, len(cases), what, gate)
+    if reads is None:
         return
     for (name, c), found in zip(cases.items(), reads, strict=True):
         measured = float(found.get(METRICS[0], -1.0)) / useful

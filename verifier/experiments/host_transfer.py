@@ -24,7 +24,7 @@ from typing import Any
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check
 from verifier.experiment import Outcome
-from verifier.timing import stop_reason
+from verifier.timing import sampled
 
 ID = "host-transfer"
 PURPOSE = "host-to-device and device-to-host copy rates, pageable against pinned memory, 64 KiB to 256 MiB"
@@ -67,12 +67,7 @@ def _pinned(drv: Any, size: int) -> tuple[int, Any]:
 
 def _host_paced(gpu: Any, work: Callable[[], None]) -> dict[str, Any]:
     """Samples of work as the host issues it (events around the call), as Timed.raw() keeps them."""
-    for _ in range(2):
-        work()
-    gpu.sync()
-    samples: list[float] = []
-    while stop_reason(samples) is None and len(samples) < MAX_SAMPLES and sum(samples) < MAX_MS:
-        samples.append(gpu.once(work))
+    samples, _ = sampled(lambda: gpu.once(work), warmup=2, max_samples=MAX_SAMPLES, max_ms=MAX_MS)
     return {"ms": samples, "method": "host"}
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check
 from verifier.experiment import Outcome
-from verifier.timing import stop_reason
+from verifier.timing import sampled
 
 ID = "launch-overhead"
 PURPOSE = "empty-kernel launch time on one stream, queued, in a CUDA graph, and on the host"
@@ -84,12 +84,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
             for _ in range(N):
                 launch_empty()
 
-        batch()
-        gpu.sync()
-        stream_ms: list[float] = []
-        while stop_reason(stream_ms) is None:
-            stream_ms.append(gpu.once(batch))
-        raw["stream_ms"] = stream_ms
+        raw["stream_ms"] = sampled(lambda: gpu.once(batch), warmup=1)[0]
 
         trips: list[float] = []
         for _ in range(ROUND_TRIPS):

@@ -33,7 +33,7 @@ from verifier.levels import METRICS, crosscheck
 
 ID = "memory-bandwidth"
 PURPOSE = "Read bandwidth of L1, L2 and HBM, each served by construction, and device-to-device copies"
-USES = ("gpu.py", "timing.py", "profile.py", "levels.py", "kernels/bandwidth.py")
+USES = ("gpu.py", "timing.py", "profile.py", "levels.py", "kernels/bandwidth.py", "kernels/reduce.py")
 
 MIB = 1 << 20
 HBM_SIZES = (256 * MIB, 1024 * MIB, 4096 * MIB)

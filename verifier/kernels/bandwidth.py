@@ -7,20 +7,12 @@ times itself with the probe (verifier/gpu.py PROBE_SOURCE).
 """
 
 from verifier.gpu import PROBE_SOURCE
+from verifier.kernels.reduce import BLOCK_SUM_SOURCE
 
 SOURCE = (
     PROBE_SOURCE
+    + BLOCK_SUM_SOURCE
     + r"""
-__device__ double block_sum(double acc) {
-    __shared__ double part[32];
-    for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o);
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;
-    __syncthreads();
-    acc = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0.0;
-    if (threadIdx.x < 32)
-        for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o);
-    return acc;
-}
 __device__ __forceinline__ float4 load_nc(const float4* p) { return __ldg(p); }
 __device__ __forceinline__ float4 load_cg(const float4* p) {
     float4 v;

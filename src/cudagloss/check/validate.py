@@ -15,7 +15,6 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 from dataclasses import replace
-from urllib.parse import urlsplit
 
 from cudagloss.check.claims import claim_diagnostics
 from cudagloss.check.entries import Entry, Ref
@@ -24,7 +23,7 @@ from cudagloss.check.markdown_fields import field_position, markdown_fields, typ
 from cudagloss.check.names import name_diagnostics, slug_diagnostics
 from cudagloss.check.sections import section_diagnostics
 from cudagloss.errors import Diagnostic, did_you_mean
-from cudagloss.model.addresses import host_problem
+from cudagloss.model.addresses import url_host_problem
 from cudagloss.model.corpus import Corpus, Facts, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet, verify_command
 from cudagloss.model.term import SLUG_PATTERN, is_slug
@@ -137,7 +136,7 @@ def _sources(t: LoadedTerm) -> Iterator[Diagnostic]:
             ids[source.id] = i
         if not source.title.strip():
             yield _d(t, f"{where}.title", "is empty", "say what the source is, e.g. 'NVIDIA PTX ISA reference'")
-        problem = url_problem(source.url) or _private(source.url)
+        problem = url_problem(source.url) or url_host_problem(source.url)
         if problem:
             yield _d(
                 t,
@@ -153,12 +152,6 @@ def _sources(t: LoadedTerm) -> Iterator[Diagnostic]:
             first[key] = i
 
 
-def _private(url: str) -> str | None:
-    """Why a valid URL's host is this machine or a private network's, worded after the URL."""
-    problem = host_problem(urlsplit(url).hostname or "")
-    return f"leads to a host that {problem}: a source is a public page" if problem else None
-
-
 def _meet(t: LoadedTerm) -> Iterator[Diagnostic]:
     """Labels, and links that are URLs (the others name terms: see _term_links)."""
     for i, entry in enumerate(t.term.where_you_meet_this):
@@ -168,7 +161,7 @@ def _meet(t: LoadedTerm) -> Iterator[Diagnostic]:
         link = entry.link
         if link is None or (":" not in link and "/" not in link):
             continue
-        problem = url_problem(link) or _private(link)
+        problem = url_problem(link) or url_host_problem(link)
         if problem:
             yield _d(
                 t,

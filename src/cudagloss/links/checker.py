@@ -38,7 +38,7 @@ from cudagloss.links.wire import (
     refuse_credentials,
     retry_after,
 )
-from cudagloss.model.addresses import host_problem
+from cudagloss.model.addresses import url_host_problem
 from cudagloss.model.urls import url_problem
 
 if TYPE_CHECKING:
@@ -65,12 +65,6 @@ class CheckerOptions:
     backoff: float = 0.5
     max_retry_after: float = 10.0
     user_agent: str = f"cudagloss-linkcheck/{__version__} (CUDA glossary source checker)"
-
-
-def private_problem(url: str) -> str | None:
-    """Why a valid URL's host is refused before any lookup (this machine, a private network)."""
-    problem = host_problem(urlsplit(url).hostname or "")
-    return f"leads to a host that {problem}: not checked, a source is a public page" if problem else None
 
 
 class _Attempt(Exception):
@@ -143,7 +137,7 @@ class LinkChecker:
         """url's result, whatever the URL and whatever its server sends: this never raises
         (the broad except is the last line; known failures are classified further in).
         host: host_of(url), where the caller has it already."""
-        problem = url_problem(url) or private_problem(url)
+        problem = url_problem(url) or url_host_problem(url)
         if problem is not None:
             return LinkResult(url, LinkStatus.INVALID, problem)
         try:
@@ -209,7 +203,7 @@ class LinkChecker:
                     target = urljoin(current, location)
                 except ValueError:  # urlsplit refuses some (an unclosed IPv6 bracket, ...)
                     target = location
-                problem = url_problem(target) or private_problem(target)
+                problem = url_problem(target) or url_host_problem(target)
                 # a valid target is printable and free of credentials as it is; any other is shown safely
                 where = target if problem is None else shown(redacted(target))
                 chain.append(Hop(status, where))

@@ -17,6 +17,7 @@ import ipaddress
 import os
 import re
 import socket
+from urllib.parse import urlsplit
 
 LOCAL_ENV = "CUDAGLOSS_LOCAL_SOURCES"
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -80,3 +81,10 @@ def host_problem(host: str, local: tuple[Network, ...] | None = None) -> str | N
         except OSError:
             return None
     return None
+
+
+def url_host_problem(url: str) -> str | None:
+    """Why a valid URL's host is refused before any lookup, worded to follow the URL in an
+    author's error or a checker's report; None for a public host."""
+    problem = host_problem(urlsplit(url).hostname or "")
+    return f"leads to a host that {problem}: a source is a public page" if problem else None
