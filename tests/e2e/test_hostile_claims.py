@@ -312,3 +312,32 @@ def test_a_claim_that_cannot_fail_is_an_author_error_at_its_place(glossary: Path
         line = line_of(warp, "holds:", line_of(warp, f'- says: "Tautology {i}"'))
         assert f"terms/warp.yaml:{line}:12: claims[{i}].holds: cannot fail: it holds whatever" in run.stderr, i
     assert f"{len(CANNOT_FAIL)} errors found" in run.stderr, run.stderr
+
+
+UNIT_MISTAKES = (
+    ("warp-size.query_median * warp-size.launch_median > warp-size.query_median", "(ms²) compared with"),
+    ("warp-size.query_median / warp-size.launch_median < warp-size.query_median", "(no unit) compared with"),
+    ("warp-size.warp_size * warp-size.query_median > warp-size.launch_median", "(threads·ms) compared with"),
+    ("warp-size.query_median + 1 / warp-size.launch_median > 1", "(ms) added to 1 / warp-size.launch_median (1/ms)"),
+)
+UNITS_THAT_FIT = (
+    "warp-size.query_median * warp-size.query_median < warp-size.launch_median * warp-size.launch_median",
+    "warp-size.query_median / warp-size.launch_median < 0.5",
+    "warp-size.launch_median / warp-size.query_median > warp-size.warp_size / warp-size.warp_size",
+)
+
+
+def test_units_multiply_and_a_mismatch_is_an_error_at_its_place(glossary: Path) -> None:
+    """Issue 27, class 3: ms × ms is ms², a rate over a rate has no unit, different units do not compare."""
+    warp = add_claims(
+        glossary,
+        *((f"Unit mistake {i}", holds) for i, (holds, _) in enumerate(UNIT_MISTAKES)),
+        *((f"Units that fit {i}", holds) for i, holds in enumerate(UNITS_THAT_FIT)),
+    )
+    run = check(glossary)
+    assert run.returncode == 1
+    for i, (_, message) in enumerate(UNIT_MISTAKES):
+        line = line_of(warp, "holds:", line_of(warp, f'- says: "Unit mistake {i}"'))
+        found = [entry for entry in run.stderr.splitlines() if entry.startswith(f"terms/warp.yaml:{line}:")]
+        assert found and message in found[0], (i, run.stderr)
+    assert f"{len(UNIT_MISTAKES)} errors found" in run.stderr, run.stderr

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from cudagloss.model.claim_values import evaluate, explain
 from cudagloss.model.claims import (
     CONDITION,
     ClaimError,
     ClaimSyntaxError,
     ClaimTypeError,
     Operand,
-    evaluate,
-    explain,
     parse,
     references,
     show,
@@ -250,7 +249,9 @@ def test_type_and_unit_errors(text: str, message: str, offset: int) -> None:
 
 def test_a_literal_number_fits_any_unit_and_units_of_products() -> None:
     assert holds("ptx-jit.grid > 2 and 2 < ptx-jit.a and max(ptx-jit.a, 1) == 3")
-    assert holds("ptx-jit.a * ptx-jit.grid == 24")  # ms * blocks: no unit, so it compares with a plain number
+    assert holds("ptx-jit.a * ptx-jit.grid == 24")  # ms·blocks, and a plain number takes it
+    with pytest.raises(ClaimTypeError, match=r"ptx-jit.a \* ptx-jit.grid \(ms·blocks\) compared with ptx-jit.a \(ms\)"):
+        holds("ptx-jit.a * ptx-jit.grid > ptx-jit.a")
     with pytest.raises(ClaimTypeError, match=r"ptx-jit.a / 3 \(ms\) compared with ptx-jit.grid \(blocks\)"):
         holds("ptx-jit.a / 3 < ptx-jit.grid")
     with pytest.raises(ClaimTypeError, match=r"^-ptx-jit.a \(ms\) compared with ptx-jit.grid \(blocks\)$"):

@@ -57,7 +57,7 @@ def test_every_attribute_is_a_named_result_with_its_unit_and_the_gates_pass() ->
     assert by_name["sm_clock_rate"].value == 1980.0
     assert by_name["cluster_launch"].value is True and by_name["concurrent_kernels"].value is True
     assert (by_name["total_global_memory"].value, by_name["total_global_memory"].unit) == (150754820096, "bytes")
-    assert (by_name["max_warps_per_sm"].value, by_name["max_warps_per_sm"].unit) == (64, "warps")
+    assert (by_name["max_warps_per_sm"].value, by_name["max_warps_per_sm"].unit) == (64, "warps/SM")
     assert "derived" in by_name["max_warps_per_sm"].description
     bandwidth = by_name["theoretical_memory_bandwidth"]
     assert (bandwidth.value, bandwidth.unit) == (4916.7, "GB/s")  # 2 × 3.201 GHz × 6144 bits ÷ 8

@@ -49,7 +49,10 @@ def test_api_and_naive_counts_side_by_side_with_the_reasons_they_differ() -> Non
     got = {r.name: r for r in outcome.results}
     assert len(got) == len(outcome.results), "each result named once"
     assert got["combinations"].value == 60
-    assert (got["heavy_registers_per_thread"].value, got["heavy_registers_per_thread"].unit) == (119, "registers")
+    assert (got["heavy_registers_per_thread"].value, got["heavy_registers_per_thread"].unit) == (
+        119,
+        "registers/thread",
+    )
     # 12 KiB: 233472 ÷ 12288 = 19 naive; with 1 KiB reserved, 233472 ÷ 13312 = 17.
     assert (got["light_b32_s12k_naive_blocks"].value, got["light_b32_s12k_blocks"].value) == (19, 17)
     assert got["light_b32_s12k_why"].value == "reserved shared memory"
@@ -64,7 +67,7 @@ def test_api_and_naive_counts_side_by_side_with_the_reasons_they_differ() -> Non
     assert [
         got[f"differ_{c}"].value for c in ("reserved_shared_memory", "register_allocation", "both", "unexplained")
     ] == [2, 3, 0, 0]
-    assert all(r.unit == "blocks" for n, r in got.items() if n.endswith("_blocks"))
+    assert all(r.unit == "blocks/SM" for n, r in got.items() if n.endswith("_blocks"))
     assert [g.passed for g in outcome.gates] == [True, True, True]
     assert "light_b32_s12k" in outcome.gates[2].detail
 

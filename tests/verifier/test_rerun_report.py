@@ -279,3 +279,18 @@ def test_a_result_cannot_become_information_to_slip_past_review() -> None:
     assert (
         compare_result(timing, Result("copy", 4300.0, "GB/s", samples=[4300.0] * 5, method="host")).verdict == "CHANGED"
     )
+
+
+def test_a_result_in_another_unit_is_changed_and_says_both_units() -> None:
+    """A unit changed between runs (threads to threads/SM, ms to µs) is never compared as if equal: its
+    samples are in another scale, its value another quantity."""
+    from cudagloss.merge.rerun import _describe, compare_result
+    from cudagloss.model.measurement import Result
+
+    row = compare_result(
+        Result("max_threads_per_sm", 2048, "threads"), Result("max_threads_per_sm", 2048, "threads/SM")
+    )
+    assert row.verdict == "CHANGED" and _describe(row) == "2048 threads -> 2048 threads/SM (unit threads -> threads/SM)"
+    old, new = Result("load", 1.2, "ms", samples=[1.2] * 5), Result("load", 1200.0, "µs", samples=[1200.0] * 5)
+    assert compare_result(old, new).verdict == "CHANGED"
+    assert compare_result(old, Result("load", 1.2, "ms", samples=[1.2] * 5)).verdict == "SAME"

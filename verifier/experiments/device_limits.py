@@ -18,13 +18,18 @@ ID = "device-limits"
 PURPOSE = "Every relevant device attribute (warps, SMs, threads, registers, shared memory, L2, memory, clocks)"
 
 ATTRIBUTES: tuple[tuple[str, str, str, str], ...] = (
-    ("warp_size", "WARP_SIZE", "threads", "threads per warp"),
+    ("warp_size", "WARP_SIZE", "threads/warp", "threads per warp"),
     ("sm_count", "MULTIPROCESSOR_COUNT", "SMs", "streaming multiprocessors on the GPU"),
-    ("max_threads_per_block", "MAX_THREADS_PER_BLOCK", "threads", "most threads one block may have"),
-    ("max_threads_per_sm", "MAX_THREADS_PER_MULTIPROCESSOR", "threads", "most threads resident on one SM at once"),
-    ("max_blocks_per_sm", "MAX_BLOCKS_PER_MULTIPROCESSOR", "blocks", "most blocks resident on one SM at once"),
-    ("registers_per_sm", "MAX_REGISTERS_PER_MULTIPROCESSOR", "registers", "32-bit registers in one SM's register file"),
-    ("registers_per_block", "MAX_REGISTERS_PER_BLOCK", "registers", "most 32-bit registers one block may use"),
+    ("max_threads_per_block", "MAX_THREADS_PER_BLOCK", "threads/block", "most threads one block may have"),
+    ("max_threads_per_sm", "MAX_THREADS_PER_MULTIPROCESSOR", "threads/SM", "most threads resident on one SM at once"),
+    ("max_blocks_per_sm", "MAX_BLOCKS_PER_MULTIPROCESSOR", "blocks/SM", "most blocks resident on one SM at once"),
+    (
+        "registers_per_sm",
+        "MAX_REGISTERS_PER_MULTIPROCESSOR",
+        "registers/SM",
+        "32-bit registers in one SM's register file",
+    ),
+    ("registers_per_block", "MAX_REGISTERS_PER_BLOCK", "registers/block", "most 32-bit registers one block may use"),
     ("shared_memory_per_sm", "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", "bytes", "shared memory one SM has"),
     ("shared_memory_per_block", "MAX_SHARED_MEMORY_PER_BLOCK", "bytes", "shared memory per block without opting in"),
     (
@@ -128,7 +133,7 @@ def _derived(raw: Raw) -> list[Result]:
             Result(
                 "max_warps_per_sm",
                 threads // warp,
-                "warps",
+                "warps/SM",
                 "most warps resident on one SM: derived, max threads per SM ÷ warp size",
             )
         )

@@ -67,10 +67,10 @@ LIMITS = {
     "reserved_shared_memory_per_block": "RESERVED_SHARED_MEMORY_PER_BLOCK",
 }
 FUNCTION = {
-    "registers_per_thread": ("NUM_REGS", "registers", "registers per thread"),
+    "registers_per_thread": ("NUM_REGS", "registers/thread", "registers per thread"),
     "static_shared_memory": ("SHARED_SIZE_BYTES", "bytes", "static shared memory per block"),
     "local_memory": ("LOCAL_SIZE_BYTES", "bytes", "local memory per thread, 0 when nothing spills"),
-    "max_threads_per_block": ("MAX_THREADS_PER_BLOCK", "threads", "largest block it can be launched with"),
+    "max_threads_per_block": ("MAX_THREADS_PER_BLOCK", "threads/block", "largest block it can be launched with"),
 }
 """Each kernel's cuFuncGetAttribute values: result suffix -> (CU_FUNC_ATTRIBUTE_ suffix, unit, what)."""
 NAIVE = (
@@ -159,20 +159,20 @@ def summarise(kernels: dict[str, dict[str, int]], blocks: dict[str, int | str], 
         if isinstance(api, str):
             if b <= fn["max_threads_per_block"]:  # a block the kernel cannot have may be refused outright
                 refused.append(f"{name}: {api}")
-            outcome.add(Result(f"{name}_blocks", None, "blocks", f"{case}: the API gave no answer: {api}"[:1000]))
+            outcome.add(Result(f"{name}_blocks", None, "blocks/SM", f"{case}: the API gave no answer: {api}"[:1000]))
         else:
             warps = api * -(-b // attrs["warp_size"])
             per_sm = f"{case}: active blocks per SM (cuOccupancyMaxActiveBlocksPerMultiprocessor)"
             percent = f"{case}: the API's warps per SM ÷ the most an SM holds ({max_warps})"
             outcome.add(
-                Result(f"{name}_blocks", api, "blocks", per_sm),
+                Result(f"{name}_blocks", api, "blocks/SM", per_sm),
                 Result(f"{name}_occupancy", round(100 * warps / max_warps, 1), "%", percent),
             )
             if api > naive:
                 over.append(f"{name}: API {api} above naive {naive}")
             elif api < naive:
                 why[name] = explain(attrs, fn, b, dynamic, api, naive)
-        outcome.add(Result(f"{name}_naive_blocks", naive, "blocks", f"{case}: {NAIVE}"))
+        outcome.add(Result(f"{name}_naive_blocks", naive, "blocks/SM", f"{case}: {NAIVE}"))
     for name, (cause, text) in why.items():
         outcome.add(Result(f"{name}_why", cause, "", text))
     causes = [cause for cause, _ in why.values()]

@@ -59,9 +59,9 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
         f"max relative error {first['max_rel_error']:.2e}",
     )
     outcome.add(
-        Result("block_size", saxpy.BLOCK_SIZE, "threads", "threads per block used for occupancy"),
+        Result("block_size", saxpy.BLOCK_SIZE, "threads/block", "threads per block used for occupancy"),
         Result(
-            "blocks_per_sm", first["blocks_per_sm"], "blocks", f"active blocks per SM at {saxpy.BLOCK_SIZE} threads"
+            "blocks_per_sm", first["blocks_per_sm"], "blocks/SM", f"active blocks per SM at {saxpy.BLOCK_SIZE} threads"
         ),
         Result("sm_count", first["sm_count"], "SMs", "multiprocessors on the GPU"),
         Result("grid", first["grid"], "blocks", "grid that fills the GPU (blocks per SM × SMs)"),

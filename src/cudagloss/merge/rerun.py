@@ -132,6 +132,9 @@ def _describe(row: Row) -> str:
     if "measured" in row.test:
         before, after = (m or "no method" for m in row.test["measured"])
         return f"{shown} (measured another way: {before} -> {after})"
+    if "unit" in row.test:
+        before, after = (u or "no unit" for u in row.test["unit"])
+        return f"{_show(row.old, row.test['unit'][0])} -> {_show(row.new, row.unit)} (unit {before} -> {after})"
     change = "" if row.test["change"] is None else f"{row.test['change']:+.1%}, "
     t = row.test
     return f"{shown} ({change}Mann-Whitney p={t['p']:.3g} {t['method']}, {t['n_old']} vs {t['n_new']} samples)"
@@ -156,9 +159,11 @@ def compare_result(old: Result, new: Result) -> Row:
     is text, a truth value or an integer, otherwise a number derived from samples; INFO, not
     compared, where both runs recorded it as information (method 'info': cache file names). A
     result measured another way than before is CHANGED: so a file cannot turn a fact into
-    information (and its change past review) by saying so."""
+    information (and its change past review) by saying so; so is one in another unit."""
     if old.method != new.method:
         return Row(new.name, "CHANGED", old.value, new.value, new.unit, {"measured": [old.method, new.method]})
+    if old.unit != new.unit:  # another quantity, or the same in another scale: never compared as equals
+        return Row(new.name, "CHANGED", old.value, new.value, new.unit, {"unit": [old.unit, new.unit]})
     if new.method == "info":
         return Row(new.name, "SAME" if old.value == new.value else "INFO", old.value, new.value, new.unit)
     if old.samples and new.samples:

@@ -11,8 +11,7 @@ evaluation walks (never eval, compile or a template engine), in linear time, wit
     NUMBER := 1, 2.5 or 1e3 (no sign; 0 or 1e-300 to 1e300)    STRING := "..." or '...', printable, no backslash
 
 A reference is read before a minus (results have no '-'): `1-ptx-jit.a` names experiment '1-ptx-jit'.
-Types and ranges (no inf, nan or underflow to 0) are checked on real values, every part evaluated. + - max
-min and comparisons need equal units (a plain number fits any); * and / keep one unit or, of two, give none.
+Evaluation, with its types, ranges and units, is cudagloss.model.claim_values'; units, cudagloss.model.units'.
 """
 
 from __future__ import annotations
@@ -20,19 +19,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import add, eq, ge, gt, le, lt, mul, ne, sub, truediv
 
 from cudagloss.errors import did_you_mean, shown
-from cudagloss.model.compare import compare_timings
 
 MAX_LENGTH, MAX_DEPTH, MAX_REFERENCES = 1000, 32, 64
 FUNCTIONS, KEYWORDS = ("max", "min", "differ"), ("and", "or", "not", "true", "false")
 CONDITION = "holds must be a condition: a comparison, and/or/not, or differ(...)"
 EXAMPLE = "e.g. ptx-jit.cuinit_median > ptx-jit.load_jit_cold_cache_median"
 SPLIT, RANGE = "split it into several claims", "keep numbers within what a double holds (about 1e±300)"
-_COMPARE = {"<": lt, "<=": le, ">": gt, ">=": ge, "==": eq, "!=": ne}
-_ARITH = {"+": add, "-": sub, "*": mul, "/": truediv}
-_LEVELS = {"or": ("name", ("or",), "and"), "and": ("name", ("and",), "not"), "cmp": ("op", tuple(_COMPARE), "sum")}
+_COMPARE = ("<", "<=", ">", ">=", "==", "!=")
+_LEVELS = {"or": ("name", ("or",), "and"), "and": ("name", ("and",), "not"), "cmp": ("op", _COMPARE, "sum")}
 _LEVELS |= {"sum": ("op", ("+", "-"), "product"), "product": ("op", ("*", "/"), "-")}  # operator tokens, parts' level
 _RANK = {"or": 1, "and": 2, "not": 3, "cmp": 4, "sum": 5, "product": 6, "-": 7}  # how tightly each binds; atoms 8
 _SPACE = re.compile(r"[ \t\r\n]*")
@@ -210,7 +206,7 @@ def show(tree: Expr, leaf: Callable[[Expr], str] = lambda ref: ref.text) -> str:
 
     rank, parts = _RANK.get(tree.kind, 8), tree.parts
     if tree.kind == "value":  # a number exactly as it parses back
-        return repr(tree.value).removesuffix(".0") if isinstance(tree.value, float) else _format(Operand(tree.value))
+        return repr(tree.value).removesuffix(".0") if isinstance(tree.value, float) else written(tree.value)
     if tree.kind == "ref":
         return leaf(tree)
     if tree.kind == "call":
@@ -221,100 +217,11 @@ def show(tree: Expr, leaf: Callable[[Expr], str] = lambda ref: ref.text) -> str:
     return first + "".join(f" {op} {wrap(part, rank)}" for (op, _), part in zip(tree.ops, parts[1:], strict=True))
 
 
-def _format(value: Operand) -> str:
+def written(value: float | int | str | bool, unit: str = "") -> str:
     """A value as written: text quoted, escaped, cut at 200 characters; numbers to 3 digits (all from 100 up); unit."""
-    x, unit = (shown(value.value) if isinstance(value.value, str) else value.value), value.unit
+    x = shown(value) if isinstance(value, str) else value
     if isinstance(x, bool | str):
         text = ("true" if x else "false") if isinstance(x, bool) else f"'{x}'" if '"' in x else f'"{x}"'
     else:
         text = f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
     return text if not unit else text + unit if unit in ("×", "%") else f"{text} {unit}"
-
-
-def _kind(value: object) -> str:
-    return "a truth value" if isinstance(value, bool) else "text" if isinstance(value, str) else "a number"
-
-
-def _unit(pairs: Sequence[tuple[Expr, Operand]], verb: str, at: int) -> str:
-    """The one unit of the values that have one; ClaimTypeError where two differ."""
-    have = [(node, value.unit) for node, value in pairs if value.unit]
-    for node, unit in have[1:]:
-        if unit != have[0][1]:
-            message = f"{show(have[0][0])} ({have[0][1]}) {verb} {show(node)} ({unit})"
-            raise ClaimTypeError(message, at, "use one unit; a plain number fits any")
-    return have[0][1] if have else ""
-
-
-def _check(value: Operand, node: Expr, op: str, at: int, want: type[float] | type[bool]) -> float:
-    """value as a number (want float) or a truth value (want bool); ClaimTypeError when it is not."""
-    if isinstance(value.value, str) or isinstance(value.value, bool) != (want is bool):
-        needs = "conditions" if want is bool else "numbers"
-        raise ClaimTypeError(f"'{op}' needs {needs}, but {show(node)} is {_kind(value.value)}", at)
-    return want(value.value)
-
-
-def _value(node: Expr, lookup: Lookup) -> Operand:
-    """The value of node, its types and units checked."""
-    kind, parts = node.kind, node.parts
-    if kind in ("value", "ref"):
-        return Operand(node.value) if kind == "value" else lookup(*node.text.split("."))
-    pairs = [(part, _value(part, lookup)) for part in parts]
-    if kind in ("not", "and", "or"):
-        truths = [_check(value, part, kind, part.offset, bool) for part, value in pairs]
-        return Operand(not truths[0] if kind == "not" else all(truths) if kind == "and" else any(truths))
-    if node.text == "differ":
-        for part in (part for part, value in pairs if not value.samples):
-            raise ClaimTypeError(f"differ() needs results with raw samples: {part.text} has none", part.offset)
-        _unit(pairs, "compared with", node.offset)
-        return Operand(compare_timings(pairs[0][1].samples, pairs[1][1].samples).verdict != "SAME")
-    if kind in ("-", "call"):
-        op = "-" if kind == "-" else f"{node.text}()"
-        numbers = [_check(value, part, op, part.offset, float) for part, value in pairs]
-        unit = _unit(pairs, f"in {op} with", node.offset)
-        return Operand(-numbers[0] if kind == "-" else max(numbers) if node.text == "max" else min(numbers), unit)
-    (left, a) = pairs[0]
-    for i, ((op, at), (right, b)) in enumerate(zip(node.ops, pairs[1:], strict=True), 1):
-        left = left if i == 1 else Expr(kind, node.offset, parts=parts[:i], ops=node.ops[: i - 1])
-        kinds = (_kind(a.value), _kind(b.value))
-        if op in ("==", "!=") and kinds[0] != kinds[1]:
-            message = f"{show(left)} ({kinds[0]}) compared with {show(right)} ({kinds[1]})"
-            raise ClaimTypeError(message, at, "compare text with text and numbers with numbers")
-        if op in ("==", "!=") and kinds[0] != "a number":
-            return Operand(_COMPARE[op](a.value, b.value))
-        x, y = _check(a, left, op, at, float), _check(b, right, op, at, float)
-        if op == "/" and y == 0:
-            raise ClaimTypeError(f"division by zero: {show(right)} is 0", at)
-        verb = {"+": "added to", "-": "minus"}.get(op, "compared with")
-        product = "" if a.unit and b.unit else a.unit or b.unit
-        unit = product if op in ("*", "/") else _unit(((left, a), (right, b)), verb, at)
-        a = Operand(r := _COMPARE[op](x, y) if op in _COMPARE else _ARITH[op](x, y), "" if op in _COMPARE else unit)
-        if not abs(r) < float("inf") or (not r and op in "*/" and x and y):  # overflowed, or underflowed to 0
-            raise ClaimTypeError(f"{show(left)} {op} {show(right)} is out of range ({r:g})", at, RANGE)
-    return a
-
-
-def evaluate(tree: Expr, lookup: Lookup) -> bool:
-    """Whether the condition holds on the values lookup gives; ClaimTypeError where they do not fit."""
-    if not isinstance(value := _value(tree, lookup).value, bool):
-        raise ClaimTypeError(CONDITION, tree.offset, f"{show(tree)} is {_kind(value)}")
-    return value
-
-
-def explain(tree: Expr, lookup: Lookup) -> str:
-    """The condition with its values, to say why it fails: 'a.x = 148 ms > max(20.6 ms, 17.8 ms) = 20.6 ms'."""
-
-    def value(node: Expr) -> str:
-        return _format(_value(node, lookup))
-
-    def part(node: Expr) -> str:  # a part of and/or/not: a comparison or a chain says whether it holds
-        text = explain(node, lookup)
-        return text if node.kind in ("ref", "value", "call", "not") else f"({text}) is {value(node)}"
-
-    if tree.kind == "cmp":  # each side, then its value
-        sides = [(side, side.text if side.kind == "ref" else show(side, value)) for side in tree.parts]
-        return f" {tree.ops[0][0]} ".join(text if p.kind == "value" else f"{text} = {value(p)}" for p, text in sides)
-    if tree.kind in ("and", "or", "not"):
-        parts = [f"({part(p)})" if tree.kind == "not" and p.kind in ("ref", "call") else part(p) for p in tree.parts]
-        return f"not {parts[0]}" if tree.kind == "not" else f" {tree.kind} ".join(parts)
-    text = show(tree, lambda ref: f"{ref.text} = {value(ref)}")
-    return text if tree.kind in ("ref", "value") else f"{text} = {value(tree)}"

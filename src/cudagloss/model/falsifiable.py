@@ -16,7 +16,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from cudagloss.model.claims import ClaimTypeError, Expr, Operand, evaluate, references
+from cudagloss.model.claim_values import evaluate
+from cudagloss.model.claims import ClaimTypeError, Expr, Operand, references
 from cudagloss.model.measurements import MeasurementSet, Ref, by_node
 
 FACTORS = (-1.0, 0.001, 0.5, 2.0, 1000.0)

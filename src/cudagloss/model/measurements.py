@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudagloss.errors import did_you_mean
+from cudagloss.model import units
 from cudagloss.model.measurement import ExperimentInfo, Measurement, Result
 from cudagloss.model.term import Term
 from cudagloss.model.urls import MEASUREMENTS_DIR
@@ -112,16 +113,8 @@ def verify_command(experiment: str) -> str:
     return f"make verify EXPERIMENT={experiment}"
 
 
-SINGULAR = (
-    {u + "s": u for u in ("block", "cycle", "byte", "thread", "combination", "register", "SM", "warp")}
-    | {u + "s": u for u in ("lane", "engine", "bit")}
-    | {"entries": "entry"}
-)
-"""The units the verifier writes in the plural, and their singular: '1 entry', not '1 entries'."""
-
-
 def format_value(result: Result | None) -> str:
-    """A result as a reader sees it: '17.3 ms', '8 blocks', 'yes', '75×', or 'not measured'."""
+    """A result as a reader sees it: '17.3 ms', '8 blocks per SM', '1 entry', 'yes', '75×', or 'not measured'."""
     if result is None or result.value is None:
         return "not measured"
     value, unit = result.value, result.unit
@@ -135,7 +128,7 @@ def format_value(result: Result | None) -> str:
         text = str(value)
     if not unit:
         return text
-    unit = SINGULAR.get(unit, unit) if value == 1 and not isinstance(value, bool) else unit
+    unit = units.spoken(unit, one=value == 1 and not isinstance(value, bool))
     return f"{text}{unit}" if unit in ("×", "%") else f"{text} {unit}"
 
 

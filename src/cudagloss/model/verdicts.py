@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cudagloss.model.claims import ClaimTypeError, Operand, evaluate, explain, parse, references
+from cudagloss.model.claim_values import evaluate, explain
+from cudagloss.model.claims import ClaimTypeError, Operand, parse, references
 from cudagloss.model.measurements import CitationError, MeasurementSet, NodeValues, Ref, by_node, resolve
 from cudagloss.model.term import Claim, Term
 
