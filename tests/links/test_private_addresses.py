@@ -6,8 +6,12 @@ followed by a redirect, and never connected to when a name resolves there. Real 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -133,3 +137,32 @@ def test_make_check_refuses_a_source_inside_the_network(tmp_path: Path, host: st
         os.environ[LOCAL_ENV] = saved
     assert run.returncode == 1, run.stdout
     assert "a source is a public page" in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
+def test_in_a_private_network_a_public_host_cannot_redirect_the_checker_inside() -> None:
+    """The checker as an author runs it (no local allowance), in a network namespace of its own where a
+    public address answers: its redirects into loopback (every spelling), the metadata address, a private
+    address and IPv6 loopback are refused, and no internal service is ever asked for anything."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("ip") is None:
+        pytest.skip("needs root, unshare and ip to make a private network namespace")
+    setup = (
+        "ip link set lo up && ip addr add 93.184.215.14/32 dev lo && ip addr add 169.254.169.254/32 dev lo"
+        ' && ip addr add 10.9.8.7/32 dev lo && exec "$0" "$1"'
+    )
+    run = subprocess.run(
+        ["unshare", "-n", "sh", "-c", setup, sys.executable, str(Path(__file__).with_name("netns_probe.py"))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if run.returncode != 0 and "Operation not permitted" in run.stderr:
+        pytest.skip(f"no network namespace here: {run.stderr.strip()}")
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout)
+    results = found["results"]
+    assert results.pop("public page")[0] == "ok", found  # the checker does reach a public host here
+    assert len(results) == 14  # every spelling in netns_probe.INSIDE
+    for spelling, (status, detail) in results.items():
+        assert status == "invalid" and "which is invalid: leads to a host that" in detail, (spelling, status, detail)
+    assert all(hits == [] for hits in found["hits"].values()), found["hits"]
