@@ -12,20 +12,24 @@ import markdown
 import pytest
 
 from conftest import ROOT
-from cudagloss.check.authortext import AuthorTextError, expand, parse_directives
 from cudagloss.check.markdown_rules import check_markdown
+from cudagloss.model.directives import AuthorTextError, Directive, Handler, expand, parse_directives
 from cudagloss.site import escape
 from cudagloss.text.markdown import MAX_NESTING, MAX_UNMATCHED, neutralize_html, plain_text
 
 
-def _value(experiment: str, result: str) -> str:
+def _shown(d: Directive) -> str:
+    experiment, result = d.values[0]
     return f"<{experiment}/{result}>"
+
+
+_value: dict[str, Handler] = {"measured": _shown}
 
 
 def test_directives_are_expanded_with_literal_arguments_only() -> None:
     body = 'One {{measured("ptx-jit","grid")}} and {{  measured( \'ptx-jit\' ,  "blocks_per_sm" )  }}.\n'
     assert expand(body, _value) == "One <ptx-jit/grid> and <ptx-jit/blocks_per_sm>.\n"
-    assert [(d.experiment, d.result) for d in parse_directives(body)] == [
+    assert [d.values[0] for d in parse_directives(body)] == [
         ("ptx-jit", "grid"),
         ("ptx-jit", "blocks_per_sm"),
     ]

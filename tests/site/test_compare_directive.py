@@ -13,7 +13,7 @@ import pytest
 
 from conftest import FIXTURES, cudagloss
 from cudagloss.model.measurement import Gate, Measurement, Result, record
-from cudagloss.site.cite import relation
+from cudagloss.site.directives import relation
 from sitebuild import build, fixture_config
 
 FAST = [1.0, 1.1, 1.2, 1.05, 1.15]

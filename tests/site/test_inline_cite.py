@@ -16,14 +16,14 @@ import markdown
 import pytest
 
 from conftest import FIXTURES, ROOT
-from cudagloss.check.authortext import AuthorTextError, expand
 from cudagloss.check.markdown_rules import check_markdown
 from cudagloss.errors import Diagnostic, GlossaryError
 from cudagloss.load.glossary import load_glossary
+from cudagloss.model.directives import AuthorTextError, expand
 from cudagloss.model.measurement import Gate, Measurement, Result, record
 from cudagloss.model.term import Source
 from cudagloss.site.build import build_site_content
-from cudagloss.site.cite import source_citation
+from cudagloss.site.directives import source_citation
 
 _BODY_LINE = '  A warp holds {{ measured("warp-size", "warp_size") }} on every GPU measured.\n'
 
@@ -119,7 +119,8 @@ def test_a_url_that_escape_refuses_is_never_a_link() -> None:
 
 def test_expand_replaces_cite_and_measured_in_order() -> None:
     body = 'A {{ measured("e", "r") }} and {{cite("s")}} and {{  cite( \'t\' )  }}.'
-    assert expand(body, lambda e, r: f"<{e}/{r}>", lambda s: f"[{s}]") == "A <e/r> and [s] and [t]."
+    handlers = {"measured": lambda d: "<{}/{}>".format(*d.values[0]), "cite": lambda d: f"[{d.sources[0]}]"}
+    assert expand(body, handlers) == "A <e/r> and [s] and [t]."
 
 
 # -- mistakes, where the author made them ---------------------------------------------------
@@ -169,7 +170,7 @@ def test_cite_is_allowed_only_in_the_body(glossary: Path) -> None:
 )
 def test_any_other_form_of_cite_is_not_a_directive(call: str) -> None:
     with pytest.raises(AuthorTextError) as info:
-        expand(f"See {call}.", lambda e, r: "", lambda s: "")
+        expand(f"See {call}.", {})
     assert info.value.message == f"not a directive: {call!r}"
     assert 'cite("source-id")' in info.value.hint and (info.value.line, info.value.col) == (1, 5)
 

@@ -1,6 +1,6 @@
 """The Markdown fields of a term (body, definition, notes), checked as their pages will use them.
 
-The checks of cudagloss.check.authortext find mistakes at a line and column inside one
+The checks of cudagloss.model.directives find mistakes at a line and column inside one
 field's text; here they become diagnostics at their place in the term file.
 """
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cudagloss.check.authortext import AuthorTextError, check_citations
 from cudagloss.check.fields import EMAIL_HINT, shown
 from cudagloss.check.markdown_rules import check_markdown
 from cudagloss.check.typed_numbers import allowed, find, hint, message
 from cudagloss.errors import Diagnostic
 from cudagloss.model.corpus import Facts, LoadedTerm
+from cudagloss.model.directives import AuthorTextError, check_directives
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.urls import url_problem
 from cudagloss.text.markdown import link_scheme, link_targets
@@ -56,7 +56,7 @@ def markdown_fields(t: LoadedTerm, measurements: MeasurementSet | None) -> Itera
             yield Diagnostic(t.path, *field_position(t, where, e.line, e.col), f"{where}: {e.message}", e.hint)
     if body_ok:
         try:
-            check_citations(term, measurements)
+            check_directives(term, measurements)
         except AuthorTextError as exc:
             yield Diagnostic(t.path, *field_position(t, "body", exc.line, exc.col), f"body: {exc.message}", exc.hint)
 

@@ -1,7 +1,7 @@
 """The Markdown rules of author text outside its directives: what a page must not send a
 reader to (a script or data link, an image from another site) and nesting the parser cannot bear.
 
-cudagloss.check.authortext reads the directives; this module reports, at a line and column of one
+cudagloss.model.directives reads the directives; this module reports, at a line and column of one
 field's text, everything else in author Markdown that the page would suffer from.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from cudagloss.check.authortext import AuthorTextError, code_ranges, position, scan
+from cudagloss.model.directives import AuthorTextError, scan
 from cudagloss.model.urls import SAFE_SCHEMES
 from cudagloss.text.markdown import (
     MAX_NESTING,
@@ -22,6 +22,7 @@ from cudagloss.text.markdown import (
     link_targets,
     unmatched_openers,
 )
+from cudagloss.text.spans import code_ranges, position
 
 _IMAGE = re.compile(r"!\[")
 
@@ -34,7 +35,7 @@ def check_markdown(text: str, *, directives: bool) -> list[AuthorTextError]:
     if found and not directives:
         for d in found:
             line, col = position(text, d.start)
-            what = "sources" if d.kind == "cite" else "values"
+            what = d.spec.cites
             errors.append(
                 AuthorTextError(
                     f"{d.call} is allowed only in the body", line=line, col=col, hint=f"cite {what} in the body"

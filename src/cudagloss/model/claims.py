@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cudagloss.errors import did_you_mean, shown
+from cudagloss.model.refs import EXPERIMENT, RESULT
 
 MAX_LENGTH, MAX_DEPTH, MAX_REFERENCES = 1000, 32, 64
 FUNCTIONS, KEYWORDS = ("max", "min", "differ"), ("and", "or", "not", "true", "false")
@@ -33,7 +34,7 @@ _LEVELS |= {"sum": ("op", ("+", "-"), "product"), "product": ("op", ("*", "/"), 
 _RANK = {"or": 1, "and": 2, "not": 3, "cmp": 4, "sum": 5, "product": 6, "-": 7}  # how tightly each binds; atoms 8
 _SPACE = re.compile(r"[ \t\r\n]*")
 _TOKEN = re.compile(
-    r"(?P<ref>[a-z0-9]+(?:-[a-z0-9]+)*\.[a-z][a-z0-9_]*)|(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
+    rf"(?P<ref>{EXPERIMENT}\.{RESULT})|(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<string>\"[^\"\n]*\"|'[^'\n]*')|(?P<op><=|>=|==|!=|[<>+\-*/(),])"
 )
 _GLUED = re.compile(r"[A-Za-z0-9_.]+")

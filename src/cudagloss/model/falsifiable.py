@@ -18,7 +18,8 @@ from collections.abc import Callable
 
 from cudagloss.model.claim_values import evaluate
 from cudagloss.model.claims import ClaimTypeError, Expr, Operand, references
-from cudagloss.model.measurements import MeasurementSet, Ref, by_node
+from cudagloss.model.measurements import MeasurementSet, by_node
+from cudagloss.model.refs import Ref
 
 FACTORS = (-1.0, 0.001, 0.5, 2.0, 1000.0)
 SHIFTS = (1.0, -1.0)

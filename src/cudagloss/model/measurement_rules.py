@@ -15,6 +15,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from cudagloss.model.refs import EXPERIMENT_ID, RESULT_NAME
 from cudagloss.model.value_checks import MISSING, PROVENANCE_KEY, Checker, Issue, kind, shown
 from cudagloss.text.emails import redact_email
 from cudagloss.text.strictjson import Key, Where
@@ -54,9 +55,7 @@ MAX_GATES, MAX_RESULTS, MAX_SAMPLES, MAX_PROVENANCE, MAX_DRIFT = 1_000, 10_000, 
 FUTURE_SLACK = dt.timedelta(days=1)
 """How far past now (UTC) a recorded_at may be: clocks drift, but a run is never from tomorrow."""
 
-EXPERIMENT_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+){0,15}")
 NODE_NAME = re.compile(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+){0,31}")
-RESULT_NAME = re.compile(r"[a-z][a-z0-9_]{0,99}")
 GATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 '’,.;:()/_+=%×-]{0,199}")
 UNIT = re.compile(r"[A-Za-z0-9 %/·×µμ^°²³._()-]{0,40}")
 CODE_HASH = re.compile(r"[a-z0-9]{1,16}:[A-Za-z0-9]{1,128}")

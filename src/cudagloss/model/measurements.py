@@ -18,6 +18,7 @@ from pathlib import Path
 from cudagloss.errors import did_you_mean
 from cudagloss.model import units
 from cudagloss.model.measurement import ExperimentInfo, Measurement, Result
+from cudagloss.model.refs import Ref
 from cudagloss.model.term import Term
 from cudagloss.model.urls import MEASUREMENTS_DIR
 
@@ -202,7 +203,6 @@ def resolve(
     return record
 
 
-Ref = tuple[str, str]
 """A value named by (experiment, result)."""
 
 

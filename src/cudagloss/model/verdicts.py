@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from cudagloss.model.claim_values import evaluate, explain
 from cudagloss.model.claims import ClaimTypeError, Operand, parse, references
-from cudagloss.model.measurements import CitationError, MeasurementSet, NodeValues, Ref, by_node, resolve
+from cudagloss.model.measurements import CitationError, MeasurementSet, NodeValues, by_node, resolve
+from cudagloss.model.refs import Ref
 from cudagloss.model.term import Claim, Term
 
 STALE = " (stale: measured by older experiment code)"

@@ -5,12 +5,10 @@ value it names, as a link to the row of the measurement page it came from, each
 
 from __future__ import annotations
 
-from markupsafe import Markup
-
-from cudagloss.check.authortext import expand, find_source
+from cudagloss.model.directives import expand
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.term import Term
-from cudagloss.site.cite import ValueCiter, source_citation
+from cudagloss.site.directives import handlers
 from cudagloss.site.memo import Memo
 
 Cited = tuple[tuple[str, str], ...]
@@ -30,11 +28,8 @@ def render_body(term: Term, measurements: MeasurementSet | None, page_uri: str) 
         page_uri,
     )
 
-    def cite(source_id: str) -> Markup:
-        return source_citation(find_source(term, source_id))
-
     def render() -> tuple[str, Cited]:
-        citer = ValueCiter(term, measurements, page_uri)
-        return expand(term.body, citer, cite, citer.compare), tuple(citer.used)
+        handle, citer = handlers(term, measurements, page_uri)
+        return expand(term.body, handle), tuple(citer.used)
 
     return _BODIES.get(key, render)

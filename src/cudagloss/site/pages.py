@@ -31,7 +31,7 @@ from cudagloss.model.urls import (
 from cudagloss.model.verdicts import judge
 from cudagloss.site import escape
 from cudagloss.site.body import Cited
-from cudagloss.site.cite import ValueCiter
+from cudagloss.site.directives import ValueCiter
 from cudagloss.site.environment import author_markdown, href
 from cudagloss.site.output import GeneratedFile
 from cudagloss.site.views import (

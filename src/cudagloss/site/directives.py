@@ -1,4 +1,5 @@
-"""Citing in a body: what `{{ measured(...) }}`, `{{ cite(...) }}` and `{{ compare(...) }}` become.
+"""What each body directive (the table cudagloss.model.directives.DIRECTIVES) becomes on a page:
+one handler per row, in `handlers`.
 
 A value on a page is never typed by an author: the body names it, and it is looked up in
 the committed measurement files and shown with a link to the row of the measurement page
@@ -17,16 +18,17 @@ import math
 from markupsafe import Markup
 
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
+from cudagloss.model.directives import Directive, Handler, find_source
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import (
     MeasurementSet,
     NodeRun,
     NodeValues,
-    Ref,
     format_value,
     resolve,
     resolve_pair,
 )
+from cudagloss.model.refs import Ref
 from cudagloss.model.term import PENDING, Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
 from cudagloss.site import escape
@@ -137,3 +139,20 @@ def _judged(n: NodeValues, first: Ref, second: Ref) -> str:
         f"{n.gpu} ({n.node}): medians {format_value(a)} and {format_value(b)}, Mann-Whitney p = {c.test.p:.2g} "
         f"over {len(a.samples)} and {len(b.samples)} runs"
     )
+
+
+def handlers(term: Term, measurements: MeasurementSet | None, page_uri: str) -> tuple[dict[str, Handler], ValueCiter]:
+    """The page's handler of each directive, and the citer that remembers the values they cited."""
+    citer = ValueCiter(term, measurements, page_uri)
+
+    def measured(d: Directive) -> str:
+        return citer(*d.values[0])
+
+    def cite(d: Directive) -> str:
+        return source_citation(find_source(term, d.sources[0]))
+
+    def compare(d: Directive) -> str:
+        first, second = d.values
+        return citer.compare(first, second)
+
+    return {"measured": measured, "cite": cite, "compare": compare}, citer

@@ -1,0 +1,232 @@
+"""The body's directives, as a table: author text is data, not code.
+
+A body is Markdown plus the directives of DIRECTIVES, written `{{ name("arg", ...) }}` with string
+literals only. Each row says what its arguments name (an experiment, a result, a value written
+experiment.result, a source id), how an author writes it, what a reader sees, and the lookups
+that show it can be shown: the check stage runs those, and the page's handler (one per row, in
+cudagloss.site.directives) makes the same ones. Adding a directive is one row here and one
+handler there.
+
+The parser reads exactly that grammar, with one regular expression; nothing in a body is ever
+handed to a template engine, so no expression, loop, filter, attribute or object is reachable,
+and the work is linear in the body's length. Anything else that opens with `{{`, `{%` or `{#`
+is an author error at its line and column. Inside code (fenced or indented blocks, inline code
+spans) braces are literal text, so C++ initialisers and Jinja examples can be shown; elsewhere
+`\\{` writes a literal brace (Markdown's own escape).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import KW_ONLY, dataclass
+from typing import Literal
+
+from cudagloss.errors import did_you_mean
+from cudagloss.model.measurements import CitationError, MeasurementSet, resolve, resolve_pair
+from cudagloss.model.refs import REF, Ref, read_ref
+from cudagloss.model.term import Source, Term
+from cudagloss.text.spans import code_ranges, position
+
+Param = Literal["experiment", "result", "value", "source"]
+"""What one string argument names: an experiment id, a result name, experiment.result, a source id."""
+
+
+@dataclass(frozen=True)
+class AuthorTextError(Exception):
+    """A mistake in one field's author text, at the 1-based line and column within that
+    text; the check stage places it in the file (cudagloss.check.markdown_fields)."""
+
+    message: str
+    _: KW_ONLY
+    line: int
+    col: int
+    hint: str = ""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One directive found in a body: where it is, its name and its string arguments."""
+
+    start: int
+    end: int
+    name: str
+    args: tuple[str, ...]
+
+    @property
+    def spec(self) -> Spec:
+        return DIRECTIVES[self.name]
+
+    @property
+    def call(self) -> str:
+        return f"{self.name}(...)"
+
+    @property
+    def values(self) -> list[Ref]:
+        """The (experiment, result) pairs it names, in order (scan checked their form)."""
+        named = dict(zip(self.spec.params, self.args, strict=True))
+        pair = [(named["experiment"], named["result"])] if "experiment" in named and "result" in named else []
+        return pair + [
+            ref for p, a in zip(self.spec.params, self.args, strict=True) if p == "value" if (ref := read_ref(a))
+        ]
+
+    @property
+    def sources(self) -> list[str]:
+        return [a for p, a in zip(self.spec.params, self.args, strict=True) if p == "source"]
+
+
+Lookup = Callable[[Term, MeasurementSet | None, Directive], object]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One directive: its name, what each argument names, how an author writes it, what a
+    reader sees, what it cites ('values' or 'sources') and the lookups the page will make."""
+
+    name: str
+    params: tuple[Param, ...]
+    usage: str
+    shows: str
+    cites: str
+    lookup: Lookup
+
+
+def find_source(term: Term, source_id: str) -> Source:
+    """The source `cite(source_id)` in term's body names; raises CitationError when no
+    source has that id. The check stage and the page both ask this."""
+    for source in term.sources:
+        if source.id == source_id:
+            return source
+    ids = [s.id for s in term.sources if s.id is not None]
+    add = f"add 'id: {source_id}' to the source you mean, under sources:"
+    raise CitationError(
+        f"cite('{source_id}'): the term has no source with id '{source_id}'{did_you_mean(source_id, ids)}",
+        f"its sources' ids are {', '.join(ids)}; or {add}" if ids else add,
+    )
+
+
+DIRECTIVES: dict[str, Spec] = {
+    spec.name: spec
+    for spec in (
+        Spec(
+            "measured",
+            ("experiment", "result"),
+            'measured("experiment", "result")',
+            "the value each node measured, linked to its row on the experiment's measurement page",
+            "values",
+            lambda term, measurements, d: resolve(term, measurements, *d.values[0]),
+        ),
+        Spec(
+            "cite",
+            ("source",),
+            'cite("source-id")',
+            "one of the term's sources: its title, linked, and the day the link checker last reached it",
+            "sources",
+            lambda term, _, d: find_source(term, d.sources[0]),
+        ),
+        Spec(
+            "compare",
+            ("value", "value"),
+            'compare("experiment.result", "experiment.result")',
+            'two timings compared by the stated rule: "about 48× faster than" or "no different, within noise, from"',
+            "values",
+            lambda term, measurements, d: resolve_pair(term, measurements, *d.values),
+        ),
+    )
+}
+"""Every directive a body may use."""
+
+_USAGES = [f"{{{{ {spec.usage} }}}}" for spec in DIRECTIVES.values()]
+DIRECTIVE_HINT = f"the directives are {', '.join(_USAGES[:-1])} and {_USAGES[-1]}; write \\{{{{ for literal braces"
+_OPENER = re.compile(r"\{[{%#]")
+_STRING = r"""(?:"([^"\\\n{}]*)"|'([^'\\\n{}]*)')"""
+_PLAIN = r"""(?:"[^"\\\n{}]*"|'[^'\\\n{}]*')"""
+_CALL = re.compile(
+    rf"\{{\{{[ \t]*([a-z]+)[ \t]*\([ \t]*((?:{_PLAIN}(?:[ \t]*,[ \t]*{_PLAIN}){{0,7}})?)[ \t]*\)[ \t]*\}}\}}"
+)
+_ARG = re.compile(_STRING)
+
+
+def parse_directives(text: str) -> list[Directive]:
+    """Every directive in text, in order; raises AuthorTextError on anything else in braces."""
+    found, errors = scan(text)
+    if errors:
+        raise errors[0]
+    return found
+
+
+def _not_a_directive(text: str, start: int, opener: str) -> AuthorTextError:
+    line, col = position(text, start)
+    closer = {"{{": "}}", "{%": "%}", "{#": "#}"}[opener]
+    end = text.find(closer, start + 2, start + 200)
+    shown = text[start : end + 2] if end != -1 else text[start : start + 40].split("\n")[0]
+    return AuthorTextError(f"not a directive: {shown!r}", line=line, col=col, hint=DIRECTIVE_HINT)
+
+
+def scan(text: str) -> tuple[list[Directive], list[AuthorTextError]]:
+    """The directives in text and every mistake among its braces, in one linear pass."""
+    found: list[Directive] = []
+    errors: list[AuthorTextError] = []
+    if "{" not in text:
+        return found, errors
+    code = code_ranges(text) if "`" in text or "    " in text or "\t" in text or "~~~" in text else []
+    code_starts = [a for a, _ in code]
+    pos = 0
+    for opener in _OPENER.finditer(text):
+        start = opener.start()
+        if start < pos or (start > 0 and text[start - 1] == "\\"):
+            continue
+        k = bisect.bisect_right(code_starts, start) - 1
+        if k >= 0 and start < code[k][1]:
+            continue
+        call = _CALL.match(text, start)
+        spec = DIRECTIVES.get(call.group(1)) if call else None
+        args = tuple(a or b for a, b in _ARG.findall(call.group(2))) if call else ()
+        if call is None or spec is None or len(spec.params) != len(args):
+            errors.append(_not_a_directive(text, start, opener.group()))
+            pos = start + 2
+            continue
+        for param, arg in zip(spec.params, args, strict=True):
+            if param == "value" and REF.fullmatch(arg) is None:
+                line, col = position(text, start)
+                message = f"{spec.name}(...): {arg!r} does not name a value as experiment.result"
+                errors.append(AuthorTextError(message, line=line, col=col, hint=f"write {spec.usage}"))
+        found.append(Directive(start, call.end(), spec.name, args))
+        pos = call.end()
+    return found, errors
+
+
+Handler = Callable[[Directive], str]
+
+
+def expand(text: str, handlers: Mapping[str, Handler]) -> str:
+    """text with each directive replaced by what its handler makes of it (ready Markdown); a
+    directive without a handler is left out. A CitationError becomes an AuthorTextError at the
+    directive's place."""
+    out: list[str] = []
+    pos = 0
+    for d in parse_directives(text):
+        out.append(text[pos : d.start])
+        try:
+            out.append(handler(d) if (handler := handlers.get(d.name)) else "")
+        except CitationError as exc:
+            line, col = position(text, d.start)
+            raise AuthorTextError(exc.message, line=line, col=col, hint=exc.hint) from None
+        pos = d.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def check_directives(term: Term, measurements: MeasurementSet | None) -> None:
+    """Raise AuthorTextError at the first directive of term's body that cannot be shown: the
+    lookups of its row, which the page's handler makes too."""
+
+    def looked_up(d: Directive) -> str:
+        d.spec.lookup(term, measurements, d)
+        return ""
+
+    expand(term.body, dict.fromkeys(DIRECTIVES, looked_up))
