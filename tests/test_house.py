@@ -221,3 +221,22 @@ def test_no_module_is_long() -> None:
     sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in files}
     long = sorted(f"{path} ({lines} lines)" for path, lines in sizes.items() if lines > MAX_LINES)
     assert not long, f"modules over {MAX_LINES} lines: " + ", ".join(long)
+
+
+MEMORY_TYPES = frozenset({"Memo", "Pinned", "BuildMemory", "MemoryBytecodeCache", "RenderState"})
+MEMORY_OWNERS = {"cudagloss.site.state": set(), "cudagloss.mkdocs.adapter": {"RenderState"}}
+"""Where render-stage memory may be made outside a function: the state's fields (in field
+factories, which are functions) and the preview's one RenderState per process."""
+
+
+def test_the_render_stage_keeps_its_memory_in_one_owner() -> None:
+    """No module of ours holds a memo of its own at module level: each belongs to site.state.RenderState."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in MEMORY_TYPES:
+                if value.func.id not in MEMORY_OWNERS.get(module, set()):
+                    found.append(f"{module}:{node.lineno}: {value.func.id}()")
+    assert not found, "render memory outside cudagloss.site.state:\n" + "\n".join(found)

@@ -7,8 +7,8 @@ glossary from the configuration's options and hands MkDocs the tree's page texts
 in memory, each saying whether it changed. The sanitiser runs inside the Markdown
 conversion (cudagloss.site.sanitise, which the configuration must list) and the JSON-LD
 travels in the front matter, exactly as in the tree. What must outlive one configuration
-(which pages changed, compiled templates) stays in the process, in cudagloss.site.incremental
-and cudagloss.site.bytecode.
+(every memo of the render stage, which pages changed, compiled templates) is STATE, this
+process's one cudagloss.site.state.RenderState.
 
 This is the adapter's one error boundary: a GlossaryError from the site stage is reported
 through a child of the 'mkdocs' logger, one diagnostic at a time, and the build aborted, so
@@ -31,11 +31,11 @@ from cudagloss.errors import Diagnostic, GlossaryError
 from cudagloss.mkdocs import compat
 from cudagloss.mkdocs.config import read_options
 from cudagloss.site.build import build_site_content
-from cudagloss.site.bytecode import BYTECODE
 from cudagloss.site.failed import failed_content
-from cudagloss.site.incremental import MEMORY, page_fingerprints, shared_fingerprint
+from cudagloss.site.incremental import page_fingerprints, shared_fingerprint
 from cudagloss.site.sanitise import NAME as SANITISER
 from cudagloss.site.settings import DEFAULT_EDIT_URI_TEMPLATE, SiteSettings
+from cudagloss.site.state import RenderState
 from cudagloss.site.tree import page_text
 
 log = logging.getLogger("mkdocs.hooks.glossary")
@@ -51,6 +51,9 @@ class GlossaryFile(File):
         return self.modified
 
 
+STATE = RenderState()
+"""The render stage's memory for this process: it outlives each configuration's adapter, as
+`mkdocs serve` makes a new configuration for every rebuild (cudagloss.site.state)."""
 _preview: dict[str, bool] | None = None
 """Under `mkdocs serve`: the pages of the last good build (src_uri: in the nav), which show the
 diagnostics while the glossary cannot be built. None for `mkdocs build`, which aborts instead."""
@@ -73,7 +76,7 @@ def on_serve(server: Any) -> Any:
 
 def on_build_error() -> None:
     """A build failed part way: the next one rebuilds every page."""
-    MEMORY.forget()
+    STATE.builds.forget()
 
 
 def _report(diagnostics: list[Diagnostic]) -> None:
@@ -113,9 +116,10 @@ class GlossaryAdapter:
                 site_url=config.site_url or None,
                 measurements_dir=Path(options.measurements_dir) if options.measurements_dir else None,
                 repo_url=config.repo_url or None,
+                state=STATE,
             )
         except GlossaryError as exc:
-            MEMORY.forget()
+            STATE.builds.forget()
             _report(exc.diagnostics)
             n = len(exc.errors)
             errors = f"{n} error{'s' if n != 1 else ''}"
@@ -138,7 +142,7 @@ class GlossaryAdapter:
         """The generated pages and files, each saying whether it changed since the last build."""
         config_text = Path(config.config_file_path).read_text(encoding="utf-8") + repr(config.site_url)
         pages = self.content.pages
-        changed = MEMORY.changed(shared_fingerprint(self.content, config_text), page_fingerprints(self.content))
+        changed = STATE.builds.changed(shared_fingerprint(self.content, config_text), page_fingerprints(self.content))
         if len(changed) < len(pages):
             log.info(f"{len(changed)} of {len(pages)} glossary pages changed")
         for page in pages:
@@ -157,9 +161,9 @@ class GlossaryAdapter:
     def on_post_build(self, config: MkDocsConfig) -> None:
         """The whole search index, and this build becomes the one the next compares with."""
         compat.keep_search_entries(config, self.rebuilt)
-        MEMORY.completed()
+        STATE.builds.completed()
 
     def on_env(self, env: jinja2.Environment) -> jinja2.Environment:
         """MkDocs makes a new theme environment per build; let it reuse compiled templates."""
-        env.bytecode_cache = BYTECODE
+        env.bytecode_cache = STATE.bytecode
         return env

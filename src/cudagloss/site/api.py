@@ -45,7 +45,6 @@ from cudagloss.model.urls import (
     url_problem,
 )
 from cudagloss.site.escape import inert_json
-from cudagloss.site.memo import Pinned
 from cudagloss.site.renderer import Renderer
 from cudagloss.text.markdown import plain_text
 
@@ -190,9 +189,6 @@ def _plain(value: object) -> object:
     raise TypeError(f"not JSON: {type(value).__name__}")
 
 
-_TERMS: Pinned[str] = Pinned(maxsize=1 << 14)
-
-
 def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_plain)
 
@@ -214,7 +210,7 @@ def _term_text(builder: _Builder, t: LoadedTerm) -> str:
 def glossary_json(renderer: Renderer) -> str:
     """glossary.json for the corpus the renderer holds; the same bytes for the same inputs
     as api_json. Each term's text is kept between the builds of `mkdocs serve` (by the
-    identity of its loaded term, see site.memo.Pinned) and joined into the rest."""
+    identity of its loaded term, see site.state) and joined into the rest."""
     builder = _Builder(renderer)
     corpus = renderer.corpus
     measured = corpus.measurements.fingerprint if corpus.measurements is not None else None
@@ -229,7 +225,7 @@ def glossary_json(renderer: Renderer) -> str:
             measured,
             builder.base,
         )
-        texts.append(_TERMS.get((t,), rest, functools.partial(_term_text, builder, t)))
+        texts.append(renderer.state.api_terms.get((t,), rest, functools.partial(_term_text, builder, t)))
     top = inert_json(_dumps(builder.api(with_terms=False)))
     head, _, tail = top.rpartition('"terms":[]')
     if tail != "}":  # terms is no longer the last key: the whole file at once

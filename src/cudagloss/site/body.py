@@ -12,10 +12,11 @@ from cudagloss.site.directives import handlers
 from cudagloss.site.memo import Memo
 
 Cited = tuple[tuple[str, str], ...]
-_BODIES: Memo[tuple[str, Cited]] = Memo(maxsize=1 << 14)
 
 
-def render_body(term: Term, measurements: MeasurementSet | None, page_uri: str) -> tuple[str, Cited]:
+def render_body(
+    term: Term, measurements: MeasurementSet | None, page_uri: str, memo: Memo[tuple[str, Cited]]
+) -> tuple[str, Cited]:
     """A term's body with its directives replaced by their values and sources, and the
     (experiment, result) pairs it cited; raises AuthorTextError (the check stage has
     refused a body that would). `mkdocs serve` asks again after every edit, so it is
@@ -32,4 +33,4 @@ def render_body(term: Term, measurements: MeasurementSet | None, page_uri: str) 
         handle, citer = handlers(term, measurements, page_uri)
         return expand(term.body, handle), tuple(citer.used)
 
-    return _BODIES.get(key, render)
+    return memo.get(key, render)

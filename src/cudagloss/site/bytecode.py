@@ -26,6 +26,3 @@ class MemoryBytecodeCache(jinja2.BytecodeCache):
 
     def clear(self) -> None:
         self._code.clear()
-
-
-BYTECODE = MemoryBytecodeCache()

@@ -20,7 +20,6 @@ from markupsafe import escape as markupsafe_escape
 
 from cudagloss.model.term import PENDING
 from cudagloss.site import escape
-from cudagloss.site.bytecode import BYTECODE
 from cudagloss.site.set_apart import set_apart
 from cudagloss.text.markdown import neutralize_html
 
@@ -59,7 +58,8 @@ def _join(items: object, separator: str = ", ") -> Markup:
     )
 
 
-def make_environment(templates_dir: Path) -> jinja2.Environment:
+def make_environment(templates_dir: Path, bytecode: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
+    """Our templates' environment; bytecode, the render state's compiled templates."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
         autoescape=True,
@@ -68,7 +68,7 @@ def make_environment(templates_dir: Path) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        bytecode_cache=BYTECODE,
+        bytecode_cache=bytecode,
     )
     env.filters["code"] = escape.code
     env.filters["isodate"] = isodate

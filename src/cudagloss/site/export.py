@@ -21,7 +21,6 @@ from cudagloss.model.urls import SAFE_SCHEMES, measurement_src_uri, section_src_
 from cudagloss.site.api import GLOSSARY_JSON, glossary_json
 from cudagloss.site.environment import render
 from cudagloss.site.export_views import Glossary, LlmsExperiment, LlmsSection, LlmsTerm, LlmsTxt
-from cudagloss.site.memo import Pinned
 from cudagloss.site.output import GeneratedFile
 from cudagloss.site.renderer import Renderer
 from cudagloss.site.views import TermPage
@@ -36,7 +35,6 @@ LLMS_TXT = "llms.txt"
 _INLINE_TARGET = re.compile(r"(\]\(\s*<?)([^()\s<>]+)")
 _HREF = re.compile(r'(href=")([^"]+)(")')
 _REF_DEF = re.compile(r"^( {0,3}\[[^\]]+\]:[ \t]*\n?[ \t]*<?)(\S+?)(?=>?(?:\s|$))", re.MULTILINE)
-_CHUNKS: Pinned[str] = Pinned(maxsize=1 << 15)
 
 
 class Exporter:
@@ -77,7 +75,7 @@ class Exporter:
         for t in r.corpus.alphabetical():
             view = r.term_view(t.slug)
             key = (r.shared_key, self.base)
-            terms.append(Markup(_CHUNKS.get((view,), key, functools.partial(self._chunk, view))))
+            terms.append(Markup(r.state.export_chunks.get((view,), key, functools.partial(self._chunk, view))))
         site_href = Markup(r.site_url) if r.site_url else None
         return render(self.env, "glossary.md.j2", Glossary(r.site_name, site_href, len(r.corpus), tuple(terms)))
 

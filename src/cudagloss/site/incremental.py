@@ -53,8 +53,3 @@ class BuildMemory:
     def forget(self) -> None:
         """A build failed part way: the next one rebuilds every page."""
         self.shared, self.pages, self._pending = None, {}, None
-
-
-MEMORY = BuildMemory()
-"""One per process: it outlives each configuration's adapter, and `mkdocs serve` makes a
-new configuration for every rebuild."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,9 +35,9 @@ from cudagloss.site.autolink import AutoLinker, link_target
 from cudagloss.site.body import render_body
 from cudagloss.site.environment import author_markdown, href, make_environment, render
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
-from cudagloss.site.memo import Memo, Pinned
 from cudagloss.site.output import GeneratedPage, SiteContent
 from cudagloss.site.pages import measurement_view, measurements_index_view, raw_files
+from cudagloss.site.state import LinkedBody, RenderState
 from cudagloss.site.term_view import term_view
 from cudagloss.site.views import (
     IndexPage,
@@ -53,15 +52,6 @@ from cudagloss.text.markdown import link_targets, neutralize_html, plain_text
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
-
-_LINKED: Memo[_Body] = Memo(maxsize=1 << 14)
-_PAGES: Memo[str] = Memo(maxsize=1 << 15)
-_LINK_SETS: Memo[object] = Memo(maxsize=64)
-_VIEWS: Pinned[TermPage] = Pinned(maxsize=1 << 14)
-_VIEW_PAGES: Pinned[str] = Pinned(maxsize=1 << 15)
-_ENTRIES: Pinned[tuple[str, Markup, Markup, str]] = Pinned(maxsize=1 << 16)
-_JSON_LD: Pinned[str] = Pinned(maxsize=1 << 14)
-"""One token per distinct set of link targets: memo keys hold the token, not the set."""
 
 
 def _templates_key(folder: Path) -> tuple[tuple[str, int, int], ...]:
@@ -84,15 +74,6 @@ def _linked_slug(target: str) -> str | None:
     return slug if name == posixpath.basename(term_src_uri(slug)) else None
 
 
-@dataclass(frozen=True)
-class _Body:
-    markdown: str
-    links: frozenset[str]
-    """Slugs of the terms the body links to, explicitly or by auto-linking."""
-    cited: tuple[tuple[str, str], ...] = ()
-    """(experiment, result) pairs the body shows, in order of first mention."""
-
-
 class Renderer:
     """Renders one corpus; bodies are prepared once, as backlinks need all of them."""
 
@@ -105,17 +86,19 @@ class Renderer:
         site_url: str | None = None,
         repo_root: Path | None = None,
         repo_url: str | None = None,
+        state: RenderState | None = None,
     ) -> None:
+        self.state = state if state is not None else RenderState()
         self.corpus = corpus
         self.repo_url = repo_url.rstrip("/") if repo_url else None
         self.templates_dir = templates_dir
-        self.env = make_environment(templates_dir)
+        self.env = make_environment(templates_dir, self.state.bytecode)
         self.site_name = site_name
         self.site_url = site_url.rstrip("/") + "/" if site_url else None
         self.repo_root = repo_root
         self.linker = AutoLinker(link_target(t.slug, t.term.definition, t.surface_forms) for t in corpus)
         self._templates_key = _templates_key(templates_dir)
-        self._links_key = _LINK_SETS.get(self.linker.targets, object)
+        self._links_key = self.state.link_sets.get(self.linker.targets, object)
         self._measured_key = corpus.measurements.fingerprint if corpus.measurements is not None else None
         self._bodies = {t.slug: self._prepare_body(t) for t in corpus}
         self._views: dict[str, TermPage] = {}
@@ -127,15 +110,16 @@ class Renderer:
 
     # -- preparation -----------------------------------------------------------------
 
-    def _prepare_body(self, t: LoadedTerm) -> _Body:
-        text, cited = render_body(t.term, self.corpus.measurements, term_src_uri(t.slug))
-        return _LINKED.get((t.slug, text, cited, self._links_key), lambda: self._link_body(t.slug, text, cited))
+    def _prepare_body(self, t: LoadedTerm) -> LinkedBody:
+        text, cited = render_body(t.term, self.corpus.measurements, term_src_uri(t.slug), self.state.bodies)
+        key = (t.slug, text, cited, self._links_key)
+        return self.state.linked.get(key, lambda: self._link_body(t.slug, text, cited))
 
-    def _link_body(self, slug: str, text: str, cited: tuple[tuple[str, str], ...]) -> _Body:
+    def _link_body(self, slug: str, text: str, cited: tuple[tuple[str, str], ...]) -> LinkedBody:
         text = neutralize_html(text)
         explicit = {s for s in map(_linked_slug, link_targets(text)) if s is not None and s in self.corpus}
         text, auto = self.linker.link(text, slug, term_src_uri(slug), already=explicit)
-        return _Body(text, frozenset(explicit | auto), cited)
+        return LinkedBody(text, frozenset(explicit | auto), cited)
 
     def body(self, slug: str) -> Markup:
         """A term's body as its page shows it: rendered, linked and safe."""
@@ -156,7 +140,7 @@ class Renderer:
             d = t.term.definition
             return t.term.name, self.href_between(from_uri, term_src_uri(t.slug)), author_markdown(d), plain_text(d)
 
-        return _ENTRIES.get((t,), from_uri, make)
+        return self.state.entries.get((t,), from_uri, make)
 
     def _entry(self, t: LoadedTerm, from_uri: str) -> TermEntry:
         return TermEntry(*self._entry_fields(t, from_uri))
@@ -172,12 +156,12 @@ class Renderer:
     def render(self, template: str, view: DataclassInstance) -> str:
         """A page template rendered with a view, unless the same inputs were rendered
         before: after an edit under `mkdocs serve`, only what changed is rendered again."""
-        return _PAGES.get(self.memo_key(template, view), lambda: render(self.env, template, view))
+        return self.state.pages.get(self.memo_key(template, view), lambda: render(self.env, template, view))
 
     def render_view(self, template: str, view: DataclassInstance) -> str:
         """render, for a view the renderer keeps between builds (a term's): looked up by the
         view's identity, so an unchanged term's page costs no hashing of its contents."""
-        return _VIEW_PAGES.get((view,), (template, self.shared_key), lambda: self.render(template, view))
+        return self.state.view_pages.get((view,), (template, self.shared_key), lambda: self.render(template, view))
 
     @property
     def shared_key(self) -> tuple[object, object]:
@@ -189,7 +173,7 @@ class Renderer:
     def term_page(self, slug: str) -> GeneratedPage:
         t = self.corpus[slug]
         markdown = self.render_view("term.md.j2", self.term_view(slug))
-        json_ld = _JSON_LD.get(
+        json_ld = self.state.json_ld.get(
             (t,),
             (self.site_name, self.site_url),
             lambda: escape.json_ld(term_json_ld(t, self.site_name, self.site_url)),
@@ -212,7 +196,8 @@ class Renderer:
                 self.site_url,
                 tuple(e.link in self.corpus for e in t.term.where_you_meet_this),
             )
-            self._views[slug] = _VIEWS.get((t, self._bodies[slug], *related), rest, lambda: term_view(self, slug, own))
+            view = self.state.views.get((t, self._bodies[slug], *related), rest, lambda: term_view(self, slug, own))
+            self._views[slug] = view
         return self._views[slug]
 
     def back(self, slug: str, own: list[str]) -> list[str]:
@@ -235,7 +220,7 @@ class Renderer:
             for s in self.corpus.sections
         )
         markdown = self.render("index.md.j2", IndexPage(self.site_name, sections, letters, len(self.corpus)))
-        json_ld = _JSON_LD.get(
+        json_ld = self.state.json_ld.get(
             tuple(self.corpus.alphabetical()),
             ("the set", self.site_name, self.site_url),
             lambda: escape.json_ld(term_set_json_ld(self.corpus, self.site_name, self.site_url)),
