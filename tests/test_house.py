@@ -236,7 +236,7 @@ def test_the_render_stage_keeps_its_memory_in_one_owner() -> None:
         module = _module_name(path)
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in MEMORY_TYPES:
-                if value.func.id not in MEMORY_OWNERS.get(module, set()):
-                    found.append(f"{module}:{node.lineno}: {value.func.id}()")
+            made = value.func.id if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else ""
+            if made in MEMORY_TYPES and made not in MEMORY_OWNERS.get(module, set()):
+                found.append(f"{module}:{node.lineno}: {made}()")
     assert not found, "render memory outside cudagloss.site.state:\n" + "\n".join(found)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from cudagloss.model.display import spread
 from cudagloss.model.measurement import Result
-from cudagloss.model.measurements import spread
 
 
 def test_numbers_give_their_range_and_how_far_apart() -> None:

@@ -18,8 +18,8 @@ from cudagloss.load.catalog import load_catalog
 from cudagloss.load.corpus import load_corpus
 from cudagloss.load.glossary import load_glossary
 from cudagloss.load.measurements import load_measurements
+from cudagloss.model.display import format_value
 from cudagloss.model.measurement import ExperimentInfo, Gate, Measurement, Result, record
-from cudagloss.model.measurements import format_value
 from cudagloss.model.urls import result_anchor
 from cudagloss.site.renderer import Renderer
 

@@ -19,7 +19,7 @@ from conftest import ROOT
 from cudagloss.model.corpus import LoadedTerm
 from cudagloss.model.positions import Positions
 from cudagloss.model.term import Byline, Term
-from cudagloss.site.citation import CiteView, bibtex, cite_view, csl_json, fenced
+from cudagloss.site.cite_this import CiteThisView, bibtex, cite_this_view, csl_json, fenced
 from cudagloss.site.environment import make_environment
 
 SITE = "https://glossary.example.org/cuda/"
@@ -138,7 +138,7 @@ def test_a_hostile_name_stays_inside_its_field(hostile: str) -> None:
     assert item["title"] == item["container-title"] == item["author"][0]["literal"] == hostile
 
 
-def _page(cite: CiteView) -> str:
+def _page(cite: CiteThisView) -> str:
     """The partial rendered as term.md.j2 includes it, then converted as the site converts a page."""
     env = make_environment(ROOT / "templates")
     source = "{% include '_cite.md.j2' %}\nAfter the block.\n"
@@ -154,7 +154,7 @@ def _code(fragment: str) -> str:
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_the_page_block_holds_both_citations_whole(hostile: str) -> None:
     t = _term(hostile, Byline(written_by=hostile, written_on=dt.date(2026, 1, 2)))
-    out = _page(cite_view(t, NAME, SITE))
+    out = _page(cite_this_view(t, NAME, SITE))
     assert out.count("<details") == 1 and out.count("</details>") == 1
     inside, after = out.split("</details>")
     assert "Cite this term" in inside and "After the block." in after and "<code" not in after
@@ -172,7 +172,7 @@ def test_a_fence_is_longer_than_any_backtick_run() -> None:
     assert str(fenced("x " + "`" * 9, "json")).splitlines()[-1] == "`" * 10
     # A line that starts with backticks would close a fence as long: it stays inside the block.
     text = "````\n```\nstill code"
-    out = _page(CiteView(fenced(text, "bibtex"), fenced("{}", "json")))
+    out = _page(CiteThisView(fenced(text, "bibtex"), fenced("{}", "json")))
     assert [_code(b).strip("\n") for b in re.findall(r"<pre.*?</pre>", out, re.DOTALL)] == [text, "{}"]
 
 

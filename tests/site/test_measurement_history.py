@@ -13,7 +13,7 @@ import pytest
 
 from conftest import FIXTURES
 from cudagloss.load.measurements import load_measurements
-from cudagloss.site.pages import node_view
+from cudagloss.site.measurement_views import node_view
 from sitebuild import build, fixture_config
 
 MEASUREMENTS = FIXTURES / "history-measurements"

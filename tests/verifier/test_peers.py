@@ -22,8 +22,8 @@ from verifier.experiments import peer_access, peer_copy
 from verifier.registry import EXPERIMENTS, experiment_hash
 
 from conftest import ROOT
+from cudagloss.model.display import format_value
 from cudagloss.model.measurement import Measurement, parse_measurement, record
-from cudagloss.model.measurements import format_value
 from verifier import peer_pair, peers
 
 # Fixture rates of plausible size (NVLink against a PCIe host link), written for this test: not measurements.

@@ -14,8 +14,9 @@ from cudagloss.check.typed_numbers import find
 from cudagloss.errors import Diagnostic, shown
 from cudagloss.model.claims import ClaimError, Expr, parse
 from cudagloss.model.corpus import LoadedTerm
+from cudagloss.model.display import verify_command
 from cudagloss.model.falsifiable import cannot_fail
-from cudagloss.model.measurements import CitationError, MeasurementSet, verify_command
+from cudagloss.model.measurements import CitationError, MeasurementSet
 from cudagloss.model.verdicts import judge
 
 

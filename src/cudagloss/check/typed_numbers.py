@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from cudagloss.check.reader_view import DROP, folded, shown_entity
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.corpus import Fact, Facts
+from cudagloss.model.display import format_value
 from cudagloss.model.measurement import Result
-from cudagloss.model.measurements import MeasurementSet, format_value
+from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.term import Term
 from cudagloss.text.markdown import CODE_SPAN, blocks, protected_spans
 

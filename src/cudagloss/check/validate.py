@@ -25,7 +25,8 @@ from cudagloss.check.sections import section_diagnostics
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.addresses import url_host_problem
 from cudagloss.model.corpus import Corpus, Facts, LoadedTerm
-from cudagloss.model.measurements import MeasurementSet, verify_command
+from cudagloss.model.display import verify_command
+from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.term import SLUG_PATTERN, is_slug
 from cudagloss.model.urls import url_problem
 from cudagloss.text.emails import email_at

@@ -9,7 +9,7 @@ from pathlib import Path
 from cudagloss.errors import ExitCode, GlossaryError, did_you_mean
 from cudagloss.load.catalog import load_catalog
 from cudagloss.load.measurements import load_measurements
-from cudagloss.model.measurements import format_value, verify_command
+from cudagloss.model.display import format_value, verify_command
 
 
 def run(args: argparse.Namespace) -> ExitCode:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudagloss.errors import did_you_mean
-from cudagloss.model import units
+from cudagloss.model.display import verify_command
 from cudagloss.model.measurement import ExperimentInfo, Measurement, Result
 from cudagloss.model.refs import Ref
 from cudagloss.model.term import Term
@@ -108,62 +108,6 @@ class MeasurementSet:
     def fingerprint(self) -> str:
         """A digest of everything loaded, so rendered text can be memoised on it."""
         return hashlib.sha256(repr((self.experiments, self.catalog)).encode()).hexdigest()
-
-
-def verify_command(experiment: str) -> str:
-    return f"make verify EXPERIMENT={experiment}"
-
-
-def format_value(result: Result | None) -> str:
-    """A result as a reader sees it: '17.3 ms', '8 blocks per SM', '1 entry', 'yes', '75×', or 'not measured'."""
-    if result is None or result.value is None:
-        return "not measured"
-    value, unit = result.value, result.unit
-    if unit in SIZE_UNITS and isinstance(value, (int, float)) and not isinstance(value, bool):
-        value, unit = readable_size(value, unit)
-    if isinstance(value, bool):
-        text = "yes" if value else "no"
-    elif isinstance(value, float):
-        text = f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
-    else:
-        text = str(value)
-    if not unit:
-        return text
-    unit = units.spoken(unit, one=value == 1 and not isinstance(value, bool))
-    return f"{text}{unit}" if unit in ("×", "%") else f"{text} {unit}"
-
-
-SIZE_UNITS = ("KiB", "MiB", "GiB")
-
-
-def readable_size(value: float, unit: str) -> tuple[float, str]:
-    """A size in the largest binary unit it fills a whole number of times (26624 KiB reads as
-    26 MiB; 1025 KiB stays as it is, exact)."""
-    step = SIZE_UNITS.index(unit)
-    while step + 1 < len(SIZE_UNITS) and abs(value) >= 1024 and value % 1024 == 0:
-        value, step = value / 1024, step + 1
-    return (int(value) if float(value).is_integer() else value), SIZE_UNITS[step]
-
-
-def spread(results: Sequence[Result | None]) -> str:
-    """How one result varies across the cards of one GPU model: 'min–max unit (x% apart)',
-    'the same on every card', 'differs: a, b' for discrete values, or 'not measured on every
-    card' where one lacks it (nothing is filled in)."""
-    if any(r is None or r.value is None for r in results):
-        return "not measured on every card"
-    found = [r for r in results if r is not None]
-    values = [r.value for r in found]
-    if all(v == values[0] and type(v) is type(values[0]) for v in values) and len({r.unit for r in found}) == 1:
-        return "the same on every card"
-    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    if len(numbers) != len(values) or len({r.unit for r in found}) != 1:
-        return "differs: " + ", ".join(dict.fromkeys(format_value(r) for r in found))
-    low = min(found, key=lambda r: float(r.value))  # type: ignore[arg-type]
-    high = max(found, key=lambda r: float(r.value))  # type: ignore[arg-type]
-    smaller = abs(float(low.value))  # type: ignore[arg-type]
-    gap = (float(high.value) - float(low.value)) / smaller if smaller else None  # type: ignore[arg-type]
-    apart = "" if gap is None else " (less than 1% apart)" if gap < 0.005 else f" ({gap:.0%} apart)"
-    return f"{format_value(low)} to {format_value(high)}{apart}"
 
 
 class CitationError(LookupError):

@@ -33,7 +33,8 @@ from cudagloss.model.api import (
     GlossaryApi,
 )
 from cudagloss.model.corpus import LoadedTerm, sort_key
-from cudagloss.model.measurements import ExperimentRecord, NodeRun, format_value, verify_command
+from cudagloss.model.display import format_value, verify_command
+from cudagloss.model.measurements import ExperimentRecord, NodeRun
 from cudagloss.model.term import MeasurementCitation
 from cudagloss.model.urls import (
     measurement_src_uri,

@@ -19,15 +19,9 @@ from markupsafe import Markup
 
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
 from cudagloss.model.directives import Directive, Handler, find_source
+from cudagloss.model.display import format_value
 from cudagloss.model.measurement import Result
-from cudagloss.model.measurements import (
-    MeasurementSet,
-    NodeRun,
-    NodeValues,
-    format_value,
-    resolve,
-    resolve_pair,
-)
+from cudagloss.model.measurements import MeasurementSet, NodeRun, NodeValues, resolve, resolve_pair
 from cudagloss.model.refs import Ref
 from cudagloss.model.term import PENDING, Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor

@@ -35,8 +35,8 @@ from cudagloss.site.autolink import AutoLinker, link_target
 from cudagloss.site.body import render_body
 from cudagloss.site.environment import author_markdown, href, make_environment, render
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
+from cudagloss.site.measurement_views import measurement_view, measurements_index_view, raw_files
 from cudagloss.site.output import GeneratedPage, SiteContent
-from cudagloss.site.pages import measurement_view, measurements_index_view, raw_files
 from cudagloss.site.state import LinkedBody, RenderState
 from cudagloss.site.term_view import term_view
 from cudagloss.site.views import (

@@ -13,9 +13,9 @@ from markupsafe import Markup
 from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.urls import page_url, section_src_uri, term_src_uri
 from cudagloss.site import escape
-from cudagloss.site.citation import cite_view
+from cudagloss.site.cite_this import cite_this_view
 from cudagloss.site.environment import author_markdown, isodate
-from cudagloss.site.pages import citation_view, claim_view
+from cudagloss.site.measurement_views import cited_experiment_view, claim_view
 from cudagloss.site.views import BylineView, Meet, Related, SectionLink, SourceView, TermHeading, TermPage
 
 
@@ -46,7 +46,7 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         section.title if section else term.section, r.href_between(uri, section_src_uri(term.section))
     )
     cited = r.cited(slug)
-    measured = tuple(citation_view(t.term, uri, c, r.corpus.measurements, cited) for c in term.measurements)
+    measured = tuple(cited_experiment_view(t.term, uri, c, r.corpus.measurements, cited) for c in term.measurements)
     measured_on = sorted({(n.node, n.gpu, n.date) for m in measured for n in m.nodes}, key=lambda n: (n[2], n[0]))
     b = term.byline
     return TermPage(
@@ -64,7 +64,7 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         claims=tuple(claim_view(term, c, r.corpus.measurements) for c in term.claims),
         byline=BylineView(b.written_by, b.reviewed_by, isodate(b.written_on), isodate(b.last_checked_on)),
         url=Markup(url) if (url := page_url(r.site_url, uri)) else None,
-        cite=cite_view(t, r.site_name, r.site_url),
+        cite=cite_this_view(t, r.site_name, r.site_url),
     )
 
 

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from cudagloss.model.measurement import Gate
 from cudagloss.model.term import Section
-from cudagloss.site.citation import CiteView
+from cudagloss.site.cite_this import CiteThisView
 
 # -- links to terms and sections ------------------------------------------------------------
 
@@ -113,7 +113,7 @@ class ResultRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Citation:
+class CitedExperiment:
     """One cited experiment in a term's Measured section: its nodes side by side."""
 
     experiment: str
@@ -163,14 +163,14 @@ class TermPage:
     related: tuple[Related, ...]
     meet: tuple[Meet, ...]
     sources: tuple[SourceView, ...]
-    measured: tuple[Citation, ...]
+    measured: tuple[CitedExperiment, ...]
     measured_on: tuple[tuple[str, str, str], ...]
     """(node, GPU, date) of every node the page's numbers come from."""
     claims: tuple[ClaimView, ...]
     byline: BylineView
     url: Markup | None
     """The page's published address, when the site's URL is known."""
-    cite: CiteView | None = None
+    cite: CiteThisView | None = None
     """BibTeX and CSL-JSON of the term, as fenced code blocks (templates/_cite.md.j2)."""
 
 

@@ -8,17 +8,10 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from cudagloss.model.claims import ClaimError
+from cudagloss.model.display import format_value, spread, verify_command
 from cudagloss.model.measurement import Measurement, Value
 from cudagloss.model.measurement_rules import METHOD_LABELS
-from cudagloss.model.measurements import (
-    CitationError,
-    ExperimentRecord,
-    MeasurementSet,
-    NodeRun,
-    format_value,
-    spread,
-    verify_command,
-)
+from cudagloss.model.measurements import CitationError, ExperimentRecord, MeasurementSet, NodeRun
 from cudagloss.model.term import Claim, MeasurementCitation, Term
 from cudagloss.model.urls import (
     measurement_file_name,
@@ -35,7 +28,7 @@ from cudagloss.site.directives import ValueCiter
 from cudagloss.site.environment import author_markdown, href
 from cudagloss.site.output import GeneratedFile
 from cudagloss.site.views import (
-    Citation,
+    CitedExperiment,
     ClaimNode,
     ClaimView,
     ExperimentRow,
@@ -170,9 +163,9 @@ def _run_file(record: ExperimentRecord, run: NodeRun, m: Measurement | None, *, 
     )
 
 
-def citation_view(
+def cited_experiment_view(
     term: Term, page_uri: str, citation: MeasurementCitation, measurements: MeasurementSet | None, cited: Cited
-) -> Citation:
+) -> CitedExperiment:
     """One cited experiment for a term page's Measured section: its nodes side by side, one
     row per result shown (those named in the citation, else those the body cites)."""
     experiment = citation.experiment
@@ -193,7 +186,7 @@ def citation_view(
         if found is not None and found.method == "host":
             what = f"Host cost (the node's CPU and driver, not the GPU): {what}"
         rows.append(ResultRow(what, cells, spreads))
-    return Citation(
+    return CitedExperiment(
         experiment=experiment,
         href=href(citer.href(experiment)) if record else None,
         purpose=record.purpose if record else "",

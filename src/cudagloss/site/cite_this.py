@@ -57,7 +57,7 @@ _LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 
 
 @dataclass(frozen=True, slots=True)
-class CiteView:
+class CiteThisView:
     """A term's citations as the page shows them: each a fenced code block, ready Markdown."""
 
     bibtex: Markup
@@ -162,8 +162,8 @@ def fenced(text: str, language: str) -> Markup:
     return Markup(f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}")
 
 
-def cite_view(t: LoadedTerm, site_name: str, site_url: str | None) -> CiteView:
-    return CiteView(
+def cite_this_view(t: LoadedTerm, site_name: str, site_url: str | None) -> CiteThisView:
+    return CiteThisView(
         bibtex=fenced(bibtex(t, site_name, site_url), "bibtex"),
         csl_json=fenced(csl_json(t, site_name, site_url), "json"),
     )
