@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import ROOT, row, save
 
+from cudagloss.model.project import Project
 from cudagloss.model.urls import section_src_uri, term_src_uri
 from cudagloss.site.build import build_site_content
 
@@ -172,7 +173,13 @@ def repo_copy(work: Path, n: int) -> Path:
 def plain_docs(work: Path, repo: Path, *, sidebar: bool) -> Path:
     """The final pages in a docs folder for stock Material; its mkdocs.yml."""
     content, _ = build_site_content(
-        repo / "terms", ROOT / "templates", repo_root=repo, site_name="CUDA Glossary", measurements_dir=MEASUREMENTS
+        Project(
+            root=repo,
+            terms_dir=repo / "terms",
+            templates_dir=ROOT / "templates",
+            site_name="CUDA Glossary",
+            measurements_dir=MEASUREMENTS,
+        )
     )
     folder = work / ("sidebar" if sidebar else "plain")
     docs = folder / "docs"

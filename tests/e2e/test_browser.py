@@ -25,6 +25,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from conftest import ROOT
+from cudagloss.model.project import Project
 from sitebuild import REPO_TERMS, build
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -120,7 +121,7 @@ def _terms_in_order() -> list[tuple[str, str, str]]:
     """(slug, name, definition) of the repository's terms, as the model loads them."""
     from cudagloss.load.glossary import load_glossary
 
-    corpus = load_glossary(ROOT / "terms", ROOT / "measurements", repo_root=ROOT)
+    corpus = load_glossary(Project(root=ROOT, terms_dir=ROOT / "terms", measurements_dir=ROOT / "measurements"))
     return [(t.slug, t.term.name, t.term.definition) for t in corpus.alphabetical()]
 
 
@@ -219,7 +220,7 @@ def test_every_term_ranks_first_for_each_of_its_names(reader: Reader) -> None:
     ('is') matches nothing: a name is searched without them."""
     from cudagloss.load.glossary import load_glossary
 
-    corpus = load_glossary(ROOT / "terms", ROOT / "measurements", repo_root=ROOT)
+    corpus = load_glossary(Project(root=ROOT, terms_dir=ROOT / "terms", measurements_dir=ROOT / "measurements"))
     names = {
         t.slug: [n.replace('"', "") for n in (t.term.name, *t.term.aliases, *t.term.abbreviations)]
         for t in corpus.alphabetical()

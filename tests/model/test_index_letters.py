@@ -12,6 +12,7 @@ from conftest import FIXTURES, ROOT
 from cudagloss.load.corpus import load_corpus
 from cudagloss.model.corpus import LoadedTerm, index_letter, sort_key
 from cudagloss.model.positions import Positions
+from cudagloss.model.project import Project
 from cudagloss.model.term import Term
 from cudagloss.site.renderer import Renderer
 
@@ -77,7 +78,7 @@ def _glossary(root: Path) -> Path:
 
 def test_the_index_page_of_accented_and_non_latin_names_builds_and_groups_them(tmp_path: Path) -> None:
     corpus = load_corpus(_glossary(tmp_path), tmp_path)  # they pass the check, as they did before
-    markdown = Renderer(corpus, ROOT / "templates", repo_root=tmp_path).index_page().markdown
+    markdown = Renderer(corpus, Project(root=tmp_path, templates_dir=ROOT / "templates")).index_page().markdown
     headings = re.findall(r"^### (.+)$", markdown, re.MULTILINE)
     assert headings == HEADINGS
     jump = re.search(r"^\[0–9\]\(#09\).*$", markdown, re.MULTILINE)

@@ -17,6 +17,7 @@ from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.measurement import Measurement, Result
 from cudagloss.model.measurements import ExperimentRecord, MeasurementSet, NodeRun
 from cudagloss.model.positions import Positions
+from cudagloss.model.project import Project
 from cudagloss.model.term import Byline, MeasurementCitation, Section, Source, Term
 from cudagloss.model.urls import measurement_src_uri, term_src_uri
 from cudagloss.site.api import glossary_json
@@ -31,11 +32,11 @@ VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.Dr
 @pytest.fixture(scope="module")
 def real() -> Corpus:
     """The repository's own glossary, terms and measurements, as `make build` loads them."""
-    return load_glossary(ROOT / "terms", ROOT / "measurements", repo_root=ROOT)
+    return load_glossary(Project(root=ROOT, terms_dir=ROOT / "terms", measurements_dir=ROOT / "measurements"))
 
 
 def _api(corpus: Corpus, site_url: str | None = SITE) -> tuple[str, dict[str, Any], Renderer]:
-    renderer = Renderer(corpus, ROOT / "templates", site_url=site_url, repo_root=ROOT)
+    renderer = Renderer(corpus, Project(root=ROOT, templates_dir=ROOT / "templates", site_url=site_url))
     text = glossary_json(renderer)
     return text, json.loads(text), renderer
 
@@ -72,14 +73,16 @@ def test_the_schema_refuses_what_the_file_never_holds(real: Corpus, breakage: An
 
 def test_the_same_inputs_give_the_same_bytes(real: Corpus) -> None:
     first, _, _ = _api(real)
-    again, _, _ = _api(load_glossary(ROOT / "terms", ROOT / "measurements", repo_root=ROOT))
+    again, _, _ = _api(
+        load_glossary(Project(root=ROOT, terms_dir=ROOT / "terms", measurements_dir=ROOT / "measurements"))
+    )
     assert first == again
     relative, data, _ = _api(real, None)
     assert relative != first and SITE not in relative
     ptx = next(t for t in data["terms"] if t["slug"] == "ptx")
     assert ptx["url"] == "terms/ptx/" and data["site"] == {"name": "CUDA Glossary", "url": None}
     for site_url, text in ((SITE, first), (None, relative)):  # the addresses llms.txt gives, too
-        exporter = Exporter(Renderer(real, ROOT / "templates", site_url=site_url))
+        exporter = Exporter(Renderer(real, Project(root=ROOT, templates_dir=ROOT / "templates", site_url=site_url)))
         assert f'"url":"{exporter.site_href(term_src_uri("ptx"))}"' in text
         assert f'"url":"{exporter.site_href(measurement_src_uri("ptx-jit"))}"' in text
 
@@ -205,11 +208,11 @@ def test_the_file_joined_from_kept_terms_is_the_file_written_whole(real: Corpus)
     from cudagloss.site.api import api_json, glossary_api
 
     for site_url in (SITE, None):
-        renderer = Renderer(real, ROOT / "templates", site_url=site_url, repo_root=ROOT)
+        renderer = Renderer(real, Project(root=ROOT, templates_dir=ROOT / "templates", site_url=site_url))
         assert glossary_json(renderer) == api_json(glossary_api(renderer))
     first = real.terms[0]
     edited = replace(first, term=replace(first.term, definition="An edited definition, for this test."))
     again = Corpus(real.root, [edited, *real.terms[1:]], real.sections, real.sections_path, real.measurements)
-    renderer = Renderer(again, ROOT / "templates", site_url=SITE, repo_root=ROOT)
+    renderer = Renderer(again, Project(root=ROOT, templates_dir=ROOT / "templates", site_url=SITE))
     text = glossary_json(renderer)
     assert text == api_json(glossary_api(renderer)) and "An edited definition, for this test." in text

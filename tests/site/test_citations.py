@@ -20,6 +20,7 @@ from cudagloss.load.glossary import load_glossary
 from cudagloss.load.measurements import load_measurements
 from cudagloss.model.display import format_value
 from cudagloss.model.measurement import ExperimentInfo, Gate, Measurement, Result, record
+from cudagloss.model.project import Project
 from cudagloss.model.urls import result_anchor
 from cudagloss.site.renderer import Renderer
 
@@ -92,7 +93,7 @@ def test_measured_values_render_with_a_link_to_their_row(glossary: Path) -> None
     measurements, problems = load_measurements(glossary / "measurements", glossary)
     assert problems == []
     corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
-    md = Renderer(corpus, ROOT / "templates").term_page("warp").markdown
+    md = Renderer(corpus, Project(root=ROOT, templates_dir=ROOT / "templates")).term_page("warp").markdown
     anchor = result_anchor("node-a", "warp_size")
     assert (
         f"A warp holds [32 threads](../measurements/warp-size.md#{anchor} "
@@ -114,9 +115,11 @@ def test_a_stale_measurement_is_a_warning_at_the_citation(glossary: Path) -> Non
     assert "measurements[0].experiment: 'warp-size' on node 'node-a' was measured by older experiment code" in (
         warning.message
     )
-    page = Renderer(corpus, ROOT / "templates").measurement_page(corpus.measurements.get("warp-size"))  # type: ignore[union-attr,arg-type]
+    record = corpus.measurements.get("warp-size")  # type: ignore[union-attr]
+    assert record is not None
+    page = Renderer(corpus, Project(root=ROOT, templates_dir=ROOT / "templates")).measurement_page(record)
     assert '!!! warning "Stale"' in page.markdown
-    term = Renderer(corpus, ROOT / "templates").term_page("warp").markdown
+    term = Renderer(corpus, Project(root=ROOT, templates_dir=ROOT / "templates")).term_page("warp").markdown
     assert "[32 threads (stale)](" in term and ", stale: the experiment changed since" in term
 
 
@@ -129,7 +132,7 @@ def test_a_value_measured_in_a_changed_environment_says_so_on_the_term_page(glos
     path.write_text(json.dumps(data))
     measurements, _ = load_measurements(glossary / "measurements", glossary)
     corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
-    term = Renderer(corpus, ROOT / "templates").term_page("warp").markdown
+    term = Renderer(corpus, Project(root=ROOT, templates_dir=ROOT / "templates")).term_page("warp").markdown
     assert "Its environment changed since the run before (Driver `580.1` → `590.2`)" in term
     assert "in an environment changed since the run before &#40;driver_version&#41;" in term
 
@@ -150,7 +153,7 @@ def test_a_failed_run_beside_a_good_one_keeps_the_good_numbers_and_says_so(gloss
     assert sorted(p.name for p in (folder / "warp-size").iterdir()) == ["node-a.failed.json", "node-a.json"]
     measurements, _ = load_measurements(folder, glossary)
     corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
-    renderer = Renderer(corpus, ROOT / "templates")
+    renderer = Renderer(corpus, Project(root=ROOT, templates_dir=ROOT / "templates"))
     term = renderer.term_page("warp").markdown
     assert "[32 threads]" in term and "64" not in term
     assert '!!! failure "The latest run on node-a failed"' in term
@@ -206,7 +209,7 @@ def test_the_catalog_comes_from_the_verifier_registry() -> None:
 
 
 def test_the_repository_terms_cite_measured_values_on_the_five_pages() -> None:
-    corpus = load_glossary(ROOT / "terms", ROOT / "measurements", repo_root=ROOT)
+    corpus = load_glossary(Project(root=ROOT, terms_dir=ROOT / "terms", measurements_dir=ROOT / "measurements"))
     assert corpus.warnings == []
     for slug in ("jit-compilation", "jit-cache", "no-kernel-image", "sass", "ptx"):
         term = corpus[slug].term
@@ -231,7 +234,9 @@ def test_a_run_whose_clocks_were_held_back_says_so_on_its_page(
     path.write_text(json.dumps(data))
     measurements, _ = load_measurements(glossary / "measurements", glossary)
     corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
-    page = Renderer(corpus, ROOT / "templates").measurement_page(corpus.measurements.get("warp-size")).markdown  # type: ignore[union-attr,arg-type]
+    record = corpus.measurements.get("warp-size")  # type: ignore[union-attr]
+    assert record is not None
+    page = Renderer(corpus, Project(root=ROOT, templates_dir=ROOT / "templates")).measurement_page(record).markdown
     assert ('!!! warning "Clocks held back during this run"' in page) == (shown is not None)
     if shown:
         assert f"NVML reported the GPU's clocks held back while it ran, by: {shown}." in page

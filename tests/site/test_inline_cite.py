@@ -21,6 +21,7 @@ from cudagloss.errors import Diagnostic, GlossaryError
 from cudagloss.load.glossary import load_glossary
 from cudagloss.model.directives import AuthorTextError, expand
 from cudagloss.model.measurement import Gate, Measurement, Result, record
+from cudagloss.model.project import Project
 from cudagloss.model.term import Source
 from cudagloss.site.build import build_site_content
 from cudagloss.site.directives import source_citation
@@ -58,11 +59,13 @@ def line_of(root: Path, needle: str) -> int:
 def built(root: Path) -> dict[str, str]:
     """Every page and export of the site, by path."""
     content, _ = build_site_content(
-        root / "terms",
-        ROOT / "templates",
-        repo_root=root,
-        site_name="CUDA Glossary",
-        measurements_dir=root / "measurements",
+        Project(
+            root=root,
+            terms_dir=root / "terms",
+            templates_dir=ROOT / "templates",
+            site_name="CUDA Glossary",
+            measurements_dir=root / "measurements",
+        )
     )
     return {p.src_uri: p.markdown for p in content.pages} | {f.src_uri: f.content for f in content.exports}
 
@@ -73,7 +76,7 @@ def page(root: Path) -> str:
 
 def errors(root: Path) -> list[Diagnostic]:
     with pytest.raises(GlossaryError) as info:
-        load_glossary(root / "terms", root / "measurements", repo_root=root)
+        load_glossary(Project(root=root, terms_dir=root / "terms", measurements_dir=root / "measurements"))
     return info.value.errors
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from conftest import ROOT
+from cudagloss.model.project import Project
 from cudagloss.site.build import build_site_content
 from cudagloss.site.output import SiteContent
 
@@ -23,11 +24,13 @@ def _copy(tmp_path: Path) -> Path:
 
 def _build(root: Path) -> SiteContent:
     content, _ = build_site_content(
-        root / "terms",
-        ROOT / "templates",
-        repo_root=root,
-        site_name="CUDA Glossary",
-        measurements_dir=root / "measurements",
+        Project(
+            root=root,
+            terms_dir=root / "terms",
+            templates_dir=ROOT / "templates",
+            site_name="CUDA Glossary",
+            measurements_dir=root / "measurements",
+        )
     )
     return content
 
@@ -62,9 +65,9 @@ def test_contexts_have_no_identity_reprs(tmp_path: Path) -> None:
     from cudagloss.site.renderer import Renderer
 
     root = _copy(tmp_path)
-    corpus = load_glossary(root / "terms", root / "measurements", repo_root=root)
-    renderer = Renderer(corpus, ROOT / "templates", repo_root=root)
-    again = Renderer(load_glossary(root / "terms", root / "measurements", repo_root=root), ROOT / "templates")
+    corpus = load_glossary(Project(root=root, terms_dir=root / "terms", measurements_dir=root / "measurements"))
+    renderer = Renderer(corpus, Project(root=root, templates_dir=ROOT / "templates"))
+    again = Renderer(load_glossary(Project.default(root)), Project(root=ROOT, templates_dir=ROOT / "templates"))
     for t in corpus:
         assert not re.search(r" at 0x[0-9a-f]+>", repr(renderer.term_view(t.slug))), t.slug
         assert renderer.term_view(t.slug) == again.term_view(t.slug), t.slug

@@ -16,6 +16,7 @@ from typing import Any
 from test_rebuild import _copy, _edit
 
 from conftest import ROOT
+from cudagloss.model.project import Project
 from cudagloss.site.build import build_site_content
 from cudagloss.site.incremental import page_fingerprints
 from cudagloss.site.output import SiteContent
@@ -39,12 +40,14 @@ related:
 
 def _build(root: Path, site: tuple[str, str | None] = SITE) -> SiteContent:
     content, _ = build_site_content(
-        root / "terms",
-        ROOT / "templates",
-        repo_root=root,
-        site_name=site[0],
-        site_url=site[1],
-        measurements_dir=root / "measurements",
+        Project(
+            root=root,
+            terms_dir=root / "terms",
+            templates_dir=ROOT / "templates",
+            site_name=site[0],
+            site_url=site[1],
+            measurements_dir=root / "measurements",
+        )
     )
     return content
 

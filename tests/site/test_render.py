@@ -9,6 +9,7 @@ from pathlib import Path
 from conftest import FIXTURES, ROOT, check_golden
 from cudagloss.load.corpus import load_corpus
 from cudagloss.load.measurements import load_measurements
+from cudagloss.model.project import Project
 from cudagloss.site.renderer import Renderer
 
 
@@ -16,7 +17,7 @@ def renderer(in_root: Path, **kwargs: object) -> Renderer:
     measurements, problems = load_measurements(FIXTURES.relative_to(in_root) / "good-measurements", in_root)
     assert problems == []
     corpus = load_corpus(FIXTURES.relative_to(in_root) / "good", in_root, measurements=measurements)
-    return Renderer(corpus, ROOT / "templates", repo_root=in_root, **kwargs)  # type: ignore[arg-type]
+    return Renderer(corpus, Project(root=in_root, templates_dir=ROOT / "templates", **kwargs))  # type: ignore[arg-type]
 
 
 def test_term_page_golden(in_root: Path) -> None:

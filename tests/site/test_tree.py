@@ -15,10 +15,11 @@ import yaml
 from conftest import ROOT, cudagloss
 from cudagloss.errors import Diagnostic, UsageError
 from cudagloss.files.folder import MARKER, replace_folder
+from cudagloss.load.project import load_project
+from cudagloss.model.project import Project
 from cudagloss.site.failed import failed_page
 from cudagloss.site.output import GeneratedPage, SiteContent
 from cudagloss.site.sanitise import NAME as SANITISER
-from cudagloss.site.settings import SiteSettings, read_settings
 from cudagloss.site.tree import builder_config, page_text, tree_files
 from sitebuild import build, fixture_config
 
@@ -72,24 +73,24 @@ def test_settings_resolve_env_like_mkdocs_and_keep_only_shared_keys(tmp_path: Pa
         "hooks: [x.py]\nwatch: [src]\nmarkdown_extensions: [admonition]\n",
         encoding="utf-8",
     )
-    settings = read_settings(config, {"SITE_B": "https://b.example/", "REPO": "https://git.example/r"})
+    settings = load_project(config, {"SITE_B": "https://b.example/", "REPO": "https://git.example/r"})
     assert settings.site_url == "https://b.example/" and settings.repo_url == "https://git.example/r"
     assert settings.custom_dir == tmp_path / "overrides"
-    assert read_settings(config, {}).site_url is None
+    assert load_project(config, {}).site_url is None
     written = yaml.safe_load(builder_config(settings, [{"Home": "index.md"}]))
     assert "hooks" not in written and "watch" not in written and "extra" not in written
     assert written["markdown_extensions"] == ["admonition", SANITISER]  # the sanitiser always, once, last
     assert written["theme"]["custom_dir"] == "overrides" and written["edit_uri"] == ""
     config.write_text("site_name: [unclosed\n", encoding="utf-8")
     with pytest.raises(UsageError, match=r"mkdocs.yml:\d+:\d+"):
-        read_settings(config, {})
+        load_project(config, {})
     config.write_text("site_name: !!python/object/apply:os.system ['true']\n", encoding="utf-8")
     with pytest.raises(UsageError):  # a safe loader: no tag may construct Python objects
-        read_settings(config, {})
+        load_project(config, {})
 
 
 def test_front_matter_carries_json_ld_and_edit_url_and_joins_a_templates_own() -> None:
-    settings = SiteSettings(root=ROOT, site_name="G", repo_url="https://git.example/r")
+    settings = Project(root=ROOT, site_name="G", repo_url="https://git.example/r")
     hostile = '{"name": "\\u003c/script\\u003e", "x": "--- \\n"}'
     page = GeneratedPage("terms/a.md", "# A\n\n---\n\ntext\n", "terms/a.yaml", json_ld=hostile)
     text = page_text(page, settings)
@@ -100,7 +101,7 @@ def test_front_matter_carries_json_ld_and_edit_url_and_joins_a_templates_own() -
     own = page_text(GeneratedPage("terms/b.md", "---\nsearch:\n  boost: 2\n---\n\n# B\n", json_ld="{}"), settings)
     meta = yaml.safe_load(own.split("---\n")[1])
     assert meta == {"search": {"boost": 2}, "json_ld": "{}"}
-    assert page_text(GeneratedPage("x.md", "# X\n"), SiteSettings(root=ROOT, site_name="G")) == "# X\n"
+    assert page_text(GeneratedPage("x.md", "# X\n"), Project(root=ROOT, site_name="G")) == "# X\n"
 
 
 def test_tree_files_do_not_let_a_static_file_replace_a_generated_page(tmp_path: Path) -> None:
@@ -109,7 +110,7 @@ def test_tree_files_do_not_let_a_static_file_replace_a_generated_page(tmp_path: 
     (docs / "terms" / "a.md").write_text("stray", encoding="utf-8")
     (docs / "style.css").write_text("body{}", encoding="utf-8")
     os.symlink("/etc/passwd", docs / "leak.txt")
-    settings = SiteSettings(root=tmp_path, site_name="G", docs_dir=docs)
+    settings = Project(root=tmp_path, site_name="G", docs_dir=docs)
     content = SiteContent(pages=[GeneratedPage("terms/a.md", "# A\n")], nav=[{"Home": "index.md"}])
     files = dict(tree_files(content, settings))
     assert files["docs/terms/a.md"] == b"# A\n" and files["docs/style.css"] == b"body{}"

@@ -28,8 +28,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     from cudagloss.links.stamp_folder import FolderStamps, histories, stamp_folder
     from cudagloss.load.glossary import load_glossary
 
-    terms = Path(args.terms)
-    corpus = load_glossary(terms, terms.parent / "measurements", repo_root=Path.cwd())  # raises on mistakes
+    project = args.project.for_terms(Path(args.terms)) if args.terms else args.project
+    terms = project.terms_dir
+    corpus = load_glossary(project)  # raises on mistakes
     history, why_not = histories(terms)
     if why_not:
         raise UsageError(f"bylines left pending: {why_not}")
@@ -62,5 +63,5 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "written on from the commit that added the file, reviewed by from a Reviewed-by: trailer. "
         "A value set by hand is kept.",
     )
-    byline.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
+    byline.add_argument("terms", nargs="?", help="the terms folder (default: the project's, terms/)")
     byline.set_defaults(run=run)

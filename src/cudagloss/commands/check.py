@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, count, report
+from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, count, display_path, report
 from cudagloss.load.glossary import check_glossary
 
 
@@ -42,26 +42,26 @@ def print_diagnostics(diagnostics: list[Diagnostic], form: str) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    terms = Path(args.terms)
-    measurements = Path(args.measurements) if args.measurements else terms.parent / "measurements"
-    report = check_glossary(
-        terms, None if args.no_measurements else measurements, repo_root=Path.cwd(), cache=not args.no_cache
-    )
+    project = args.project.for_terms(Path(args.terms)) if args.terms else args.project
+    if args.measurements or args.no_measurements:
+        project = project.with_measurements(None if args.no_measurements else Path(args.measurements))
+    report = check_glossary(project, cache=not args.no_cache)
     if report.warnings:
         if args.strict:
             raise GlossaryError(report.warnings)
         print_diagnostics(report.warnings, args.format)
     if not args.quiet:
-        print(f"{args.terms}: {report.terms} terms in {report.sections} sections, no errors")
+        shown = args.terms or display_path(project.terms_dir)
+        print(f"{shown}: {report.terms} terms in {report.sections} sections, no errors")
     return ExitCode.OK
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = sub.add_parser("check", help="check every term file of a folder and report all mistakes")
-    check.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
+    check.add_argument("terms", nargs="?", help="the terms folder (default: the project's, terms/)")
     check.add_argument("-q", "--quiet", action="store_true", help="print nothing when there is no error")
     check.add_argument(
-        "--measurements", help="the measurements folder the terms cite (default: measurements/ beside the terms)"
+        "--measurements", help="the measurements folder the terms cite (default: the project's, measurements/)"
     )
     check.add_argument("--no-measurements", action="store_true", help="check the terms without their measurements")
     check.add_argument(

@@ -22,11 +22,13 @@ def run(args: argparse.Namespace) -> ExitCode:
     from cudagloss.merge.collect import apply, plan
     from cudagloss.model.compare import RULE
 
-    root = Path.cwd()
+    root = args.project.root
     catalog = load_catalog(root)
     if catalog is None:
         raise UsageError("no verifier/registry.py here: run collect in the glossary's repository")
-    into = Path(args.into)
+    into = Path(args.into) if args.into else args.project.measurements_dir
+    if into is None:
+        raise UsageError("this glossary has no measurements folder to merge into: give --into")
     if into.is_symlink() or (into.exists() and not into.is_dir()):
         raise UsageError(f"{display_path(into)} is not a folder")
     found = plan([Path(d) for d in args.folders], into, catalog, root)
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     collect = sub.add_parser("collect", help="merge measurement folders from several GPU nodes into measurements/")
     collect.add_argument("folders", nargs="+", help="each node's measurements folder, as make verify writes it")
-    collect.add_argument("--into", default="measurements", help="the folder to merge into (default: measurements)")
+    collect.add_argument("--into", help="the folder to merge into (default: the project's, measurements/)")
     collect.add_argument("--format", choices=("text", "json"), default="text", help="the report's format")
     collect.add_argument("--dry-run", action="store_true", help="check and report, write nothing")
     collect.set_defaults(run=run)

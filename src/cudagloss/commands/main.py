@@ -17,10 +17,13 @@ import errno
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from cudagloss.commands import byline, check, collect, export, links, new, render, schema, serve, values
 from cudagloss.errors import ExitCode, GlossaryError, UsageError, complain
 from cudagloss.files.atomic import WriteFailed
+from cudagloss.load.project import load_project
+from cudagloss.model.project import CONFIG
 
 _NO_ROOM_OR_RIGHT = (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS)
 CANNOT_START_FROM_MISTAKES = ("byline",)
@@ -45,7 +48,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _boundary("links", lambda: links.main(argv[1:]), unusable=ExitCode.USAGE)
     args = build_parser().parse_args(argv)
     unusable = ExitCode.USAGE if args.command in CANNOT_START_FROM_MISTAKES else ExitCode.FAILED
-    return _boundary(args.command, lambda: args.run(args), unusable=unusable, form=getattr(args, "format", "text"))
+    return _boundary(
+        args.command, lambda: args.run(_with_project(args)), unusable=unusable, form=getattr(args, "format", "text")
+    )
+
+
+def _with_project(args: argparse.Namespace) -> argparse.Namespace:
+    """args with the project every verb is handed, read once from mkdocs.yml (`--config` where
+    the verb takes one), inside the boundary: a mistake in it is one line."""
+    args.project = load_project(Path(getattr(args, "config", None) or CONFIG))
+    return args
 
 
 def _boundary(

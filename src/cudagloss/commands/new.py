@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     if name is None:
         print('usage: cudagloss new "Fat binary" [--section SLUG] [--slug SLUG] (or --from-env)', file=sys.stderr)
         return ExitCode.USAGE
-    path = new_term(name, Path(terms), section=section, slug=slug)
+    path = new_term(name, Path(terms) if terms else args.project.terms_dir, section=section, slug=slug)
     print(f"wrote {display_path(path)}: fill it in, then run 'make check' and 'make serve'")
     return ExitCode.OK
 
@@ -207,7 +207,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     new.add_argument(
         "--from-env", action="store_true", help=f"take the name, section and folder from {', '.join(NEW_FROM_ENV)}"
     )
-    new.add_argument("--terms", default="terms", help="the terms folder (default: terms)")
+    new.add_argument("--terms", help="the terms folder (default: the project's, terms/)")
     new.add_argument("--section", help="its section's slug (default: the first in _sections.yaml)")
     new.add_argument("--slug", help="the file name without .yaml, lower case with dashes (default: made from the name)")
     new.set_defaults(run=run)

@@ -14,19 +14,20 @@ from pathlib import Path
 
 from cudagloss.errors import ExitCode, UsageError, display_path
 from cudagloss.files.inside import refuse_links
+from cudagloss.model.project import CONFIG
 from cudagloss.model.urls import url_problem
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     from cudagloss.files.folder import replace_folder
+    from cudagloss.load.project import require_folders
     from cudagloss.site.build import build_site_content
-    from cudagloss.site.settings import read_settings
     from cudagloss.site.tree import tree_files
 
     for target in (Path(args.out), *map(Path, args.site_dir)):  # before anything is read or written
         refuse_links(target)
     config = Path(args.config)
-    settings = read_settings(config)
+    settings = args.project
     settings = dataclasses.replace(
         settings,
         site_url=settings.site_url if args.site_url is None else args.site_url or None,
@@ -35,18 +36,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     for name, address in (("site URL", settings.site_url), ("repository URL", settings.repo_url)):
         if address and (problem := url_problem(address)):
             raise UsageError(f"the {name} {address!r} is not one a reader may be sent to: {problem}")
-    for folder in (settings.terms_dir, settings.templates_dir):
-        if not folder.is_dir():
-            raise UsageError(f"no folder {display_path(folder)} (named in {display_path(config)})")
-    content, corpus = build_site_content(
-        settings.terms_dir,
-        settings.templates_dir,
-        repo_root=settings.root,
-        site_name=settings.site_name,
-        site_url=settings.site_url,
-        measurements_dir=settings.measurements_dir,
-        repo_url=settings.repo_url,
-    )
+    require_folders(settings, config)
+    content, corpus = build_site_content(settings)
     if corpus.warnings:
         from cudagloss.commands.check import print_diagnostics
 
@@ -64,7 +55,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "render", help="write the site as a plain docs tree (pages, static files, mkdocs.yml) for any builder"
     )
     render.add_argument("--out", default="build/site-tree", help="folder to write (default: build/site-tree)")
-    render.add_argument("--config", default="mkdocs.yml", help="the site's settings (default: mkdocs.yml)")
+    render.add_argument("--config", default=CONFIG, help=f"the site's settings (default: {CONFIG})")
     render.add_argument(
         "--site-dir",
         action="append",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cudagloss.errors import ExitCode, GlossaryError, did_you_mean
+from cudagloss.errors import ExitCode, GlossaryError, UsageError, did_you_mean
 from cudagloss.load.catalog import load_catalog
 from cudagloss.load.measurements import load_measurements
 from cudagloss.model.display import format_value, verify_command
@@ -14,8 +14,11 @@ from cudagloss.model.display import format_value, verify_command
 
 def run(args: argparse.Namespace) -> ExitCode:
     """Each experiment with its purpose, then each result's citation and its values by node."""
-    root = Path.cwd()
-    measurements, diags = load_measurements(Path(args.measurements), root, load_catalog(root))
+    project = args.project
+    folder = Path(args.measurements) if args.measurements else project.measurements_dir
+    if folder is None:
+        raise UsageError("this glossary has no measurements (extra.glossary.measurements_dir is null)")
+    measurements, diags = load_measurements(folder, project.root, load_catalog(project.root))
     if any(not d.warning for d in diags):
         raise GlossaryError(diags)
     records = [r for r in measurements if args.experiment in (None, r.id)]
@@ -36,5 +39,5 @@ def run(args: argparse.Namespace) -> ExitCode:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     values = sub.add_parser("values", help="list the measured values a term body can cite, with how to cite each")
     values.add_argument("experiment", nargs="?", help="one experiment's id (default: all)")
-    values.add_argument("--measurements", default="measurements", help="the measurements folder")
+    values.add_argument("--measurements", help="the measurements folder (default: the project's, measurements/)")
     values.set_defaults(run=run)

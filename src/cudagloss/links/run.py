@@ -33,6 +33,7 @@ from cudagloss.links.network import PROBE_SECONDS, network_answers
 from cudagloss.links.stamp_folder import FolderStamps, histories, stamp_folder
 from cudagloss.links.status import LinkResult, LinkStatus, looks_offline
 from cudagloss.load.glossary import load_glossary
+from cudagloss.model.project import Project
 from cudagloss.model.term import PENDING
 
 
@@ -48,7 +49,7 @@ class Citation:
 
 
 def collect(terms: Path, root: Path) -> list[Citation]:
-    corpus = load_glossary(terms, terms.parent / "measurements", repo_root=root)
+    corpus = load_glossary(Project.default(root).for_terms(terms))
     out = []
     for t in corpus:
         for i, source in enumerate(t.term.sources):

@@ -28,13 +28,13 @@ from mkdocs.exceptions import Abort
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from cudagloss.errors import Diagnostic, GlossaryError
+from cudagloss.load.project import project_from
 from cudagloss.mkdocs import compat
-from cudagloss.mkdocs.config import read_options
+from cudagloss.model.project import DEFAULT_EDIT_URI_TEMPLATE, Project, ProjectError
 from cudagloss.site.build import build_site_content
 from cudagloss.site.failed import failed_content
 from cudagloss.site.incremental import page_fingerprints, shared_fingerprint
 from cudagloss.site.sanitise import NAME as SANITISER
-from cudagloss.site.settings import DEFAULT_EDIT_URI_TEMPLATE, SiteSettings
 from cudagloss.site.state import RenderState
 from cudagloss.site.tree import page_text
 
@@ -89,35 +89,36 @@ def _report(diagnostics: list[Diagnostic]) -> None:
             (log.warning if diagnostic.warning else log.error)(diagnostic.format())
 
 
+def _project(config: MkDocsConfig) -> Project:
+    """The project of MkDocs' own configuration (as MkDocs read it: `!ENV` resolved, a URL
+    given on its command line); a mistake in `extra: glossary:` is logged and the build aborted."""
+    data = {
+        "site_name": config.site_name,
+        "site_url": config.site_url,
+        "repo_url": config.repo_url,
+        "edit_uri_template": str(config.edit_uri_template or DEFAULT_EDIT_URI_TEMPLATE),  # a UserString
+        "extra": config.extra,
+    }
+    try:
+        return project_from(data, Path(config.config_file_path))
+    except ProjectError as exc:
+        log.error(f"Config value '{exc.key}': {exc.problem}")
+        raise Abort(f"Aborted with an error in '{exc.key}'") from None
+
+
 class GlossaryAdapter:
     """The glossary's part in building one MkDocs configuration."""
 
     def __init__(self, config: MkDocsConfig) -> None:
-        """Read the options and build every page, or log each mistake and abort."""
-        options = read_options(config)
+        """Read the project and build every page, or log each mistake and abort."""
+        self.settings = _project(config)
         if SANITISER not in config.markdown_extensions:  # without it no page would be sanitised
             log.error(f"Config value 'markdown_extensions': add '{SANITISER}', the page sanitiser, to the list")
             raise Abort("Aborted: the page sanitiser is not configured")
-        self.settings = SiteSettings(
-            root=Path(config.config_file_path).parent,
-            site_name=config.site_name,
-            site_url=config.site_url or None,
-            repo_url=config.repo_url or None,
-            edit_uri_template=str(config.edit_uri_template or DEFAULT_EDIT_URI_TEMPLATE),  # a UserString
-        )
         self.rebuilt: set[str] = set()
         """URLs of the pages this build renders (all of them unless --dirty)."""
         try:
-            self.content, corpus = build_site_content(
-                Path(options.terms_dir),
-                Path(options.templates_dir),
-                repo_root=Path(config.config_file_path).parent,
-                site_name=config.site_name,
-                site_url=config.site_url or None,
-                measurements_dir=Path(options.measurements_dir) if options.measurements_dir else None,
-                repo_url=config.repo_url or None,
-                state=STATE,
-            )
+            self.content, corpus = build_site_content(self.settings, state=STATE)
         except GlossaryError as exc:
             STATE.builds.forget()
             _report(exc.diagnostics)

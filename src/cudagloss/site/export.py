@@ -13,10 +13,10 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from pathlib import Path
 
 from markupsafe import Markup
 
+from cudagloss.model.project import Project
 from cudagloss.model.urls import SAFE_SCHEMES, measurement_src_uri, section_src_uri, site_address, term_src_uri
 from cudagloss.site.api import GLOSSARY_JSON, glossary_json
 from cudagloss.site.environment import render
@@ -112,18 +112,9 @@ class Exporter:
         ]
 
 
-def export_files(
-    terms_dir: Path,
-    measurements_dir: Path | None,
-    *,
-    repo_root: Path,
-    templates_dir: Path | None = None,
-    site_name: str = "CUDA Glossary",
-    site_url: str | None = None,
-) -> list[GeneratedFile]:
-    """The export files of a glossary on disk (for `cudagloss export`); GlossaryError on mistakes."""
+def export_files(project: Project) -> list[GeneratedFile]:
+    """The export files of the project's glossary (for `cudagloss export`): the same bytes the
+    site publishes, site name and URL included; GlossaryError on mistakes."""
     from cudagloss.load.glossary import load_glossary
 
-    corpus = load_glossary(terms_dir, measurements_dir, repo_root=repo_root)
-    templates = templates_dir or terms_dir.parent / "templates"
-    return Exporter(Renderer(corpus, templates, site_name=site_name, site_url=site_url, repo_root=repo_root)).files()
+    return Exporter(Renderer(load_glossary(project), project)).files()

@@ -22,6 +22,7 @@ from cudagloss.errors import display_path
 from cudagloss.load.terms import SECTIONS_FILE
 from cudagloss.model.corpus import Corpus, LoadedTerm, index_letter
 from cudagloss.model.measurements import ExperimentRecord
+from cudagloss.model.project import Project
 from cudagloss.model.urls import (
     INDEX,
     measurement_src_uri,
@@ -77,25 +78,16 @@ def _linked_slug(target: str) -> str | None:
 class Renderer:
     """Renders one corpus; bodies are prepared once, as backlinks need all of them."""
 
-    def __init__(
-        self,
-        corpus: Corpus,
-        templates_dir: Path,
-        *,
-        site_name: str = "CUDA Glossary",
-        site_url: str | None = None,
-        repo_root: Path | None = None,
-        repo_url: str | None = None,
-        state: RenderState | None = None,
-    ) -> None:
+    def __init__(self, corpus: Corpus, project: Project, *, state: RenderState | None = None) -> None:
         self.state = state if state is not None else RenderState()
         self.corpus = corpus
-        self.repo_url = repo_url.rstrip("/") if repo_url else None
-        self.templates_dir = templates_dir
+        self.project = project
+        self.repo_url = project.repo_url.rstrip("/") if project.repo_url else None
+        self.templates_dir = templates_dir = project.templates_dir
         self.env = make_environment(templates_dir, self.state.bytecode)
-        self.site_name = site_name
-        self.site_url = site_url.rstrip("/") + "/" if site_url else None
-        self.repo_root = repo_root
+        self.site_name = project.site_name
+        self.site_url = project.site_url.rstrip("/") + "/" if project.site_url else None
+        self.repo_root = project.root
         self.linker = AutoLinker(link_target(t.slug, t.term.definition, t.surface_forms) for t in corpus)
         self._templates_key = _templates_key(templates_dir)
         self._links_key = self.state.link_sets.get(self.linker.targets, object)
@@ -236,8 +228,6 @@ class Renderer:
         return GeneratedPage(uri, markdown, self._edit_uri(self.corpus.root / SECTIONS_FILE))
 
     def _edit_uri(self, file: Path) -> str | None:
-        if self.repo_root is None:
-            return None
         shown = display_path(file, self.repo_root)
         return None if shown.startswith(("/", "..")) else shown
 

@@ -20,13 +20,12 @@ from typing import Any
 
 import yaml
 
+from cudagloss.model.project import CONFIG, Project
 from cudagloss.site.output import GeneratedPage, SiteContent
 from cudagloss.site.sanitise import NAME as SANITISER
-from cudagloss.site.settings import SiteSettings
 
 DOCS = "docs"
 OVERRIDES = "overrides"
-CONFIG = "mkdocs.yml"
 NOT_IN_NAV = ("/terms/", "/measurements/*.md", "!/measurements/index.md")
 """Pages reached from the home, section and measurement pages, never from the sidebar."""
 _HEADER = (
@@ -50,7 +49,7 @@ def _dump(data: Any) -> str:
     return yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=1 << 30, default_flow_style=False)
 
 
-def page_text(page: GeneratedPage, settings: SiteSettings) -> str:
+def page_text(page: GeneratedPage, settings: Project) -> str:
     """A page's Markdown with its front matter, as both the preview and the tree hand it over."""
     meta = _front_matter(page.json_ld, settings.edit_url(page.edit_uri))
     if not meta:
@@ -77,7 +76,7 @@ def with_sanitiser(extensions: tuple[Any, ...]) -> list[Any]:
     return [*named, SANITISER]
 
 
-def builder_config(settings: SiteSettings, nav: list[dict[str, Any]]) -> str:
+def builder_config(settings: Project, nav: list[dict[str, Any]]) -> str:
     """The tree's mkdocs.yml: the site's settings, its navigation (sections, not terms), the
     theme overrides, and the extensions, the sanitiser among them."""
     config: dict[str, Any] = {"site_name": settings.site_name, **settings.shared}
@@ -108,7 +107,7 @@ def _copied(folder: Path, under: str) -> Iterator[tuple[str, bytes]]:
             yield f"{under}/{path.relative_to(folder).as_posix()}", path.read_bytes()
 
 
-def tree_files(content: SiteContent, settings: SiteSettings) -> Iterator[tuple[str, bytes]]:
+def tree_files(content: SiteContent, settings: Project) -> Iterator[tuple[str, bytes]]:
     """Every file of the tree, as (path inside it, bytes)."""
     yield CONFIG, builder_config(settings, content.nav).encode()
     generated = {page.src_uri for page in content.pages} | {f.src_uri for f in (*content.files, *content.exports)}

@@ -1,0 +1,126 @@
+"""The project read from mkdocs.yml, without MkDocs: the one place a folder or the site's name
+is decided (cudagloss.model.project).
+
+The file is read as YAML, resolving `!ENV` the way MkDocs does (the first variable that is set,
+else the last item as the default). `extra: glossary:` is typed here: an unknown option is
+refused with the one it may be a misspelling of, and a folder must be named by a string.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cudagloss.errors import UsageError, did_you_mean, display_path
+from cudagloss.model.project import CONFIG, DEFAULT_EDIT_URI_TEMPLATE, DEFAULT_SITE_NAME, FOLDERS, Project, ProjectError
+
+SHARED_KEYS = ("site_name", "site_description", "copyright")
+"""Plain settings both builders read, copied as they are."""
+THEME_KEYS = ("name", "font", "features", "palette", "language", "icon", "favicon", "logo")
+"""Theme settings both builders read (custom_dir is copied as a folder, so it is set anew)."""
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader plus MkDocs' `!ENV` tag; nothing else a configuration could ask for."""
+
+
+def _env(environ: Mapping[str, str]) -> Any:
+    def construct(loader: _Loader, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            names, default = [loader.construct_scalar(node)], None
+        elif isinstance(node, yaml.SequenceNode):
+            items = loader.construct_sequence(node)
+            names, default = items[:-1], items[-1] if len(items) > 1 else None
+        else:
+            raise yaml.constructor.ConstructorError(None, None, "!ENV takes a name or a list", node.start_mark)
+        for name in names:
+            if isinstance(name, str) and environ.get(name):
+                return environ[name]
+        return default
+
+    return construct
+
+
+def load_project(config: Path = Path(CONFIG), environ: Mapping[str, str] = os.environ) -> Project:
+    """The project of a mkdocs.yml, or the defaults beside it where there is none; UsageError
+    (one line) when it cannot be read, ProjectError for a mistake in a setting."""
+    config = Path(os.path.abspath(config))
+    if not config.exists():
+        return Project.default(config.parent)
+
+    class Loader(_Loader):
+        """Its own class: the tag reads this call's environment."""
+
+    Loader.add_constructor("!ENV", _env(environ))
+    try:
+        data = yaml.load(config.read_text(encoding="utf-8"), Loader=Loader)
+    except OSError as exc:
+        raise UsageError(f"cannot read {display_path(config)}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        raise UsageError(f"{display_path(config)}{where}: not a configuration MkDocs could read") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{display_path(config)}: not a configuration (a mapping of settings)")
+    return project_from(data, config)
+
+
+def _folder(config: Path, value: object, key: str) -> Path:
+    if not isinstance(value, str) or not value:
+        raise ProjectError(Path(display_path(config)), key, f"must be a folder name, not {value!r}")
+    return config.parent / value
+
+
+def glossary_folders(glossary: object, config: Path) -> dict[str, Path | None]:
+    """The folders of `extra: glossary:`, each resolved against the configuration's folder."""
+    where = Path(display_path(config))
+    if glossary is None:
+        glossary = {}
+    if not isinstance(glossary, dict):
+        raise ProjectError(where, "extra.glossary", f"must be a mapping of options, not {glossary!r}")
+    for key in glossary:
+        if key not in FOLDERS:
+            raise ProjectError(where, "extra.glossary", f"unknown option {key!r}{did_you_mean(str(key), FOLDERS)}")
+    found: dict[str, Path | None] = {}
+    for key, default in FOLDERS.items():
+        value = glossary.get(key, default)
+        if key == "measurements_dir" and value in (None, ""):
+            found[key] = None  # a glossary without measurements
+        else:
+            found[key] = _folder(config, value, f"extra.glossary.{key}")
+    return found
+
+
+def project_from(data: Mapping[str, Any], config: Path) -> Project:
+    """The project of a configuration already read (MkDocs' own, in the preview)."""
+    theme = data.get("theme") or {}
+    theme = theme if isinstance(theme, dict) else {"name": theme}
+    folders = glossary_folders((data.get("extra") or {}).get("glossary"), config)
+    return Project(
+        root=config.parent,
+        site_name=str(data.get("site_name") or DEFAULT_SITE_NAME),
+        site_url=data.get("site_url") or None,
+        repo_url=data.get("repo_url") or None,
+        edit_uri_template=str(data.get("edit_uri_template") or DEFAULT_EDIT_URI_TEMPLATE),
+        shared={k: data[k] for k in SHARED_KEYS if data.get(k) is not None},
+        theme={k: theme[k] for k in THEME_KEYS if k in theme},
+        extra_css=tuple(str(c) for c in data.get("extra_css") or ()),
+        extra_javascript=tuple(str(j) for j in data.get("extra_javascript") or ()),
+        markdown_extensions=tuple(data.get("markdown_extensions") or ()),
+        docs_dir=_folder(config, data.get("docs_dir", "docs"), "docs_dir"),
+        custom_dir=_folder(config, theme["custom_dir"], "theme.custom_dir") if theme.get("custom_dir") else None,
+        terms_dir=folders["terms_dir"] or config.parent / "terms",
+        templates_dir=folders["templates_dir"] or config.parent / "templates",
+        measurements_dir=folders["measurements_dir"],
+    )
+
+
+def require_folders(project: Project, config: Path) -> None:
+    """UsageError for a terms or templates folder that is not there."""
+    for folder in (project.terms_dir, project.templates_dir):
+        if not folder.is_dir():
+            raise UsageError(f"no folder {display_path(folder)} (named in {display_path(config)})")
