@@ -27,6 +27,22 @@ class Ok(Quiet):
         self.do_HEAD()
 
 
+class Redirect(Quiet):
+    """Answers every GET and HEAD with 302 to target followed by the asked path (a partial gives target)."""
+
+    def __init__(self, *args: object, target: str, **kwargs: object) -> None:
+        self.target = target
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def do_GET(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", self.target + self.path)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_HEAD = do_GET
+
+
 @contextmanager
 def running(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
     """Serve with handler (a handler class, or a partial of one) on a free port; yields the base URL."""

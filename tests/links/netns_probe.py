@@ -20,7 +20,7 @@ sys.path[:0] = [str(HERE.parent.parent / "src"), str(HERE.parent)]
 
 from cudagloss.links.checker import CheckerOptions, check_urls  # noqa: E402
 from cudagloss.model.addresses import LOCAL_ENV  # noqa: E402
-from localserver import Ok, Quiet  # noqa: E402
+from localserver import Ok, Redirect  # noqa: E402
 
 PUBLIC = "93.184.215.14"
 INSIDE = {
@@ -36,20 +36,6 @@ class Internal(Ok):
     def do_GET(self) -> None:
         HITS[self.server.server_address[0]].append(self.path)  # type: ignore[index]
         super().do_GET()
-
-    do_HEAD = do_GET
-
-
-class Redirect(Quiet):
-    def __init__(self, *args: object, target: str, **kwargs: object) -> None:
-        self.target = target
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-
-    def do_GET(self) -> None:
-        self.send_response(302)
-        self.send_header("Location", self.target)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
 
     do_HEAD = do_GET
 
@@ -71,7 +57,7 @@ def main() -> None:
     for address, spellings in INSIDE.items():
         port = serve(address, Internal)
         for spelling in spellings:
-            target = f"http://{spelling}:{port}/secret"
+            target = f"http://{spelling}:{port}"
             urls[f"http://{PUBLIC}:{serve(PUBLIC, partial(Redirect, target=target))}/to"] = spelling
     results = check_urls(list(urls), CheckerOptions(retries=0))
     report = {urls[url]: [r.status.value, r.detail] for url, r in results.items()}

@@ -29,7 +29,7 @@ from cudagloss.links.http1 import PrivateAddress, _public_address
 from cudagloss.links.network import answers
 from cudagloss.links.status import LinkStatus
 from cudagloss.model.addresses import LOCAL_ENV
-from localserver import Ok, Quiet
+from localserver import Ok, Redirect
 
 SPELLINGS = ["127.0.0.2", "0x7f.0.0.2", "2130706434", "[::ffff:127.0.0.2]", "127.0.2"]
 """One internal address as a URL may spell it; the C resolver reads every one as 127.0.0.2."""
@@ -41,18 +41,6 @@ class Internal(Ok):
     def do_GET(self) -> None:
         Internal.hits.append(self.path)
         super().do_GET()
-
-
-class Redirect(Quiet):
-    def __init__(self, *args: object, target: str, **kwargs: object) -> None:
-        self.target = target
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-
-    def do_GET(self) -> None:
-        self.send_response(302)
-        self.send_header("Location", self.target + self.path)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
 
 
 @contextmanager
