@@ -10,39 +10,41 @@ report printed (verifier/rerun.py; --format json prints it as JSON).
 
 Exit codes: 0 all experiments passed their gates; 1 some failed (their failure is
 written beside the last good file), changed a discrete result or broke a term's claim (the new
-file is written beside the committed one, <node>.json.new, for review); 2 usage; 3 no GPU (or
-no cuda-python) here.
+file is written beside the committed one, <node>.json.new, for review); 2 usage, or terms that
+cannot be read to tell which experiments they cite; 3 no GPU (or no cuda-python) here; 5 a file
+(or the output) that could not be written: disk full, read-only file system, no permission;
+130 Ctrl-C. Each is one line, never a traceback: the error boundary is the command line's own
+(cudagloss.boundary).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from cudagloss.boundary import guarded
 from cudagloss.errors import ExitCode, GlossaryError, UsageError, complain
 from verifier.experiment import ROOT
 from verifier.registry import EXPERIMENTS
 from verifier.runner import choose, cited_experiments, run_all
 
+PROG = "make verify"
+
 
 def main(argv: list[str] | None = None) -> int:
-    """The verifier's one error boundary: what the user can fix is reported, never a traceback."""
-    try:
-        return _main(argv)
-    except GlossaryError as exc:
-        print(exc.report(), file=sys.stderr)
-        complain("make verify", "cannot tell which experiments the terms cite: fix the files above, or ARGS=--all")
-        return ExitCode.USAGE
-    except UsageError as exc:
-        complain("make verify", str(exc))
-        return ExitCode.USAGE
+    """_main inside the error boundary: what the user can fix is reported, never a traceback;
+    terms that cannot be read are input it cannot choose experiments from (USAGE)."""
+    return guarded(PROG, lambda: _main(argv), mistakes=ExitCode.USAGE, show=_unreadable_terms)
+
+
+def _unreadable_terms(exc: GlossaryError) -> None:
+    print(exc.report(), file=sys.stderr)
+    complain(PROG, "cannot tell which experiments the terms cite: fix the files above, or ARGS=--all")
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = argparse.ArgumentParser(prog="make verify", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", action="store_true", help="list the experiments, one line each")
     parser.add_argument("--experiment", help="run only this experiment id")
     parser.add_argument("--all", action="store_true", help="run every experiment, cited or not")
@@ -65,11 +67,7 @@ def _main(argv: list[str] | None) -> int:
     if not chosen:
         print("make verify: no term cites an experiment; run one with EXPERIMENT=id or all with ARGS=--all")
         return ExitCode.OK
-    with tempfile.TemporaryDirectory(prefix="verify-cache-") as private:
-        # Set before this process's first NVRTC call or cuInit; children inherit it unless
-        # an experiment gives them a fresh folder of their own.
-        os.environ["CUDA_CACHE_PATH"] = private
-        return run_all(chosen, args)
+    return run_all(chosen, args)
 
 
 if __name__ == "__main__":
