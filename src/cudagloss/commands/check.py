@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, count, report
-from cudagloss.load.glossary import check_glossary
 
 
 def _escape(text: str, *, prop: bool = False) -> str:
@@ -42,6 +41,8 @@ def print_diagnostics(diagnostics: list[Diagnostic], form: str) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    from cudagloss.load.glossary import check_glossary  # the whole check stage, for this verb only
+
     terms = Path(args.terms)
     measurements = Path(args.measurements) if args.measurements else terms.parent / "measurements"
     report = check_glossary(

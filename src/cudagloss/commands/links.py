@@ -72,13 +72,14 @@ def _number(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     from cudagloss.links.checker import CheckerOptions
+    from cudagloss.links.report import FORMATS
 
     timeout = CheckerOptions.total_timeout
     parser = argparse.ArgumentParser(prog="cudagloss links", description="Check every source URL and stamp the terms.")
     parser.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
     parser.add_argument("--max-age", type=_days, default=3.0, help="skip URLs found reachable this many days ago")
     parser.add_argument("--force", action="store_true", help="check every URL, however recently checked")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=tuple(FORMATS), default="text")
     parser.add_argument("--no-stamp", action="store_true", help="report only; change no file")
     parser.add_argument(
         "--timeout",
