@@ -19,9 +19,11 @@ the user can fix is said without a traceback; anything else is a bug and keeps i
     anything else                              the traceback (a bug)                      Python's own, 1
 
 (argparse's own usage errors exit 2 before any work; `make verify` without a GPU is 3, a
-link check without a network 4 and a SIGTERM'd one 143: ExitCode lists them all.) Standard
-output is flushed inside the boundary, so that a full disk or a departed reader met by the
-last buffered line is classified too, and never printed by Python as 'Exception ignored'.
+link check without a network 4 and a SIGTERM'd one 143: ExitCode lists them all.) While the
+work runs, a write to standard output that fails names it (an OSError from a stream names no
+file), and standard output is flushed inside the boundary, so that a full disk or a departed
+reader met by the last buffered line is classified too, never printed by Python at exit as
+'Exception ignored'.
 """
 
 from __future__ import annotations
