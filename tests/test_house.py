@@ -35,6 +35,7 @@ VERIFIER_IMPORTS = (
     "verifier.settle",
     "verifier.cachedir",
     "cudagloss",
+    "cudagloss.boundary",
     "cudagloss.model.measurement",
     "cudagloss.model.measurements",
     "cudagloss.model.term",
@@ -122,6 +123,7 @@ LAYERS = {
     "errors": 0,
     "files": 1,
     "text": 1,
+    "boundary": 2,  # the error boundary: errors and files (WriteFailed), for the CLI, the verifier and the adapter
     "model": 2,
     "check": 3,
     "load": 4,

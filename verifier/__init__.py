@@ -4,7 +4,7 @@ It runs with the node's own python3 and packages, plus this repository's `src/` 
 path; GPU nodes are often offline, so nothing here needs a package registry (README says
 which packages; tests/test_house.py imports it with every other package refused).
 
-    __main__.py   `make verify`: options and the one error boundary
+    __main__.py   `make verify`: options, run inside the one error boundary (cudagloss.boundary)
     runner.py     runs the chosen experiments and records each one's measurement file
     registry.py   the experiments and the hash of each one's code (imports no CUDA)
     experiments/  one module per experiment: ID, PURPOSE and run() -> Outcome

@@ -10,45 +10,64 @@ report printed (verifier/rerun.py; --format json prints it as JSON).
 
 Exit codes: 0 all experiments passed their gates; 1 some failed (their failure is
 written beside the last good file), changed a discrete result or broke a term's claim (the new
-file is written beside the committed one, <node>.json.new, for review); 2 usage; 3 no GPU (or
-no cuda-python) here.
+file is written beside the committed one, <node>.json.new, for review); 2 usage, or terms that
+cannot be read to tell which experiments they cite; 3 no GPU (or no cuda-python) here; 5 a file
+(or the output) that could not be written: disk full, read-only file system, no permission;
+130 Ctrl-C. Each is one line, never a traceback: the error boundary is the command line's own
+(cudagloss.boundary).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from cudagloss.boundary import guarded
 from cudagloss.errors import ExitCode, GlossaryError, UsageError, complain
+from cudagloss.load.project import load_project
+from cudagloss.model.project import CONFIG, Project
 from verifier.experiment import ROOT
 from verifier.registry import EXPERIMENTS
 from verifier.runner import choose, cited_experiments, run_all
 
+PROG = "make verify"
+
 
 def main(argv: list[str] | None = None) -> int:
-    """The verifier's one error boundary: what the user can fix is reported, never a traceback."""
+    """_main inside the error boundary: what the user can fix is reported, never a traceback;
+    terms that cannot be read are input it cannot choose experiments from (USAGE)."""
+    return guarded(PROG, lambda: _main(argv), mistakes=ExitCode.USAGE, show=_unreadable_terms)
+
+
+def _unreadable_terms(exc: GlossaryError) -> None:
+    print(exc.report(), file=sys.stderr)
+    complain(PROG, "cannot tell which experiments the terms cite: fix the files above, or ARGS=--all")
+
+
+def _project() -> Project:
+    """Where the terms and measurements are, as every verb asks; a GPU node without PyYAML
+    cannot read mkdocs.yml (nor the terms: it runs what its command line names) and takes the
+    project's defaults."""
     try:
-        return _main(argv)
-    except GlossaryError as exc:
-        print(exc.report(), file=sys.stderr)
-        complain("make verify", "cannot tell which experiments the terms cite: fix the files above, or ARGS=--all")
-        return ExitCode.USAGE
-    except UsageError as exc:
-        complain("make verify", str(exc))
-        return ExitCode.USAGE
+        return load_project(ROOT / CONFIG)
+    except ModuleNotFoundError as exc:
+        if exc.name != "yaml":
+            raise
+        return Project.default(ROOT)
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = argparse.ArgumentParser(prog="make verify", description=__doc__.split("\n\n")[0])
+    project = _project()
+    if project.measurements_dir is None:
+        raise UsageError(f"{CONFIG} names no measurements folder (extra.glossary.measurements_dir): give --out")
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", action="store_true", help="list the experiments, one line each")
     parser.add_argument("--experiment", help="run only this experiment id")
     parser.add_argument("--all", action="store_true", help="run every experiment, cited or not")
-    parser.add_argument("--terms", default=str(ROOT / "terms"), help="terms folder whose citations choose (default)")
+    parser.add_argument("--terms", default=str(project.terms_dir), help="terms folder whose citations choose (default)")
     parser.add_argument("--repeats", type=int, default=5, help="fresh-process repeats per timing (default 5)")
-    parser.add_argument("--out", default=str(ROOT / "measurements"), help="measurements folder")
+    parser.add_argument("--out", default=str(project.measurements_dir), help="measurements folder (the project's)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="the re-run report's format")
     parser.add_argument("--timing", help="also write where the time went (per experiment and phase) to this JSON file")
     args = parser.parse_args(argv)
@@ -65,11 +84,7 @@ def _main(argv: list[str] | None) -> int:
     if not chosen:
         print("make verify: no term cites an experiment; run one with EXPERIMENT=id or all with ARGS=--all")
         return ExitCode.OK
-    with tempfile.TemporaryDirectory(prefix="verify-cache-") as private:
-        # Set before this process's first NVRTC call or cuInit; children inherit it unless
-        # an experiment gives them a fresh folder of their own.
-        os.environ["CUDA_CACHE_PATH"] = private
-        return run_all(chosen, args)
+    return run_all(chosen, args)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ per-card runs they record that they need two GPUs.
     python3 -m verifier.devices --devices all [verifier arguments...]
     python3 -m verifier.devices --devices 0,2 --experiment ptx-jit
 
-Exit: the highest exit status of the runs; 3 when this host has no GPU; 2 for a bad --devices.
+Exit: the highest exit status of the runs; 3 when this host has no GPU; 2 for a bad --devices;
+130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import subprocess
 import sys
 
+from cudagloss.boundary import guarded
 from cudagloss.errors import ExitCode, complain
 from verifier.experiment import ROOT
 from verifier.provenance import node_name
@@ -94,6 +96,12 @@ def plan(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """_main inside the error boundary `make verify` runs in (cudagloss.boundary): Ctrl-C
+    between the cards' runs is one line and 130."""
+    return guarded(PROG, lambda: _main(argv))
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     parser.add_argument("--devices", required=True, help="'all', or card indices such as 0,2")
     args, rest = parser.parse_known_args(argv)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 import tempfile
 import time
@@ -86,6 +87,16 @@ def choose(args: argparse.Namespace) -> list[ModuleType]:
 
 
 def run_all(chosen: list[ModuleType], args: argparse.Namespace) -> int:
+    """Run the chosen experiments, with CUDA_CACHE_PATH pointing at a private folder for as
+    long as they run: the user's own JIT cache is never used."""
+    with tempfile.TemporaryDirectory(prefix="verify-cache-") as private:
+        # Set before this process's first NVRTC call or cuInit; children inherit it unless
+        # an experiment gives them a fresh folder of their own.
+        os.environ["CUDA_CACHE_PATH"] = private
+        return _run_chosen(chosen, args)
+
+
+def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
     # Hashed before any CUDA call: the code as imported, and out of reach of a library that
     # writes into a Python bytes object (the syntax tree's one-byte constants are shared).
     hashes = {module.ID: experiment_hash(module) for module in chosen}

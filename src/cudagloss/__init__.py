@@ -5,9 +5,10 @@
     check/     the rules across fields and files, and author text (directives parsed, never run)
     site/      page views, the renderer and its Jinja environment, escaping, exports
     links/     the link checker, git history and the stamps written back into term YAML
-    commands/  one module per CLI verb; main() is the one error boundary
+    commands/  one module per CLI verb; main() runs each inside the error boundary
     mkdocs/    the adapter MkDocs loads (through site_hooks/); nothing else imports it
     errors.py  Diagnostic, GlossaryError, ExitCode and report(), for every command
+    boundary.py the one error boundary of `cudagloss` and `make verify`: each failure, its line and exit status
     files/     atomic writes that keep modes, line endings and concurrent edits
     text/      Markdown structure, e-mail addresses, confusable characters, strict JSON
 

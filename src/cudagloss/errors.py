@@ -3,8 +3,9 @@
 Every stage collects :class:`Diagnostic` (path, line, col, message, hint) instead of
 raising on the first problem, so that an author fixes every mistake in one pass.
 :class:`GlossaryError` is the one exception for what the user can fix; anything else
-escaping is a bug and may show a traceback. It is printed in one place per program (the
-command line's boundary, cudagloss.commands.main; the MkDocs adapter's own). :func:`report`
+escaping is a bug and may show a traceback. It is printed in one place, the error boundary
+that `cudagloss` and `make verify` run in (cudagloss.boundary, whose classification the
+MkDocs adapter uses too). :func:`report`
 formats diagnostics for every command (the CLI, `links`, the verifier, the MkDocs adapter),
 :class:`ExitCode` is the one list of exit statuses, and :func:`shown` makes untrusted text
 safe to print.
@@ -39,7 +40,7 @@ class ExitCode(enum.IntEnum):
     FAILED = 1
     """Mistakes in the input, a broken or invalid link, an experiment that failed its gates."""
     USAGE = 2
-    """A command used wrongly, or input the command cannot start from (`links` on terms with mistakes)."""
+    """A command used wrongly, or input the command cannot start from (`links` on terms it cannot read)."""
     NO_GPU = 3
     """`make verify` on a machine without a usable CUDA GPU."""
     OFFLINE = 4

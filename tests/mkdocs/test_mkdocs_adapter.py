@@ -1,15 +1,18 @@
-"""The MkDocs adapter's own contract: typed options that fail the build when wrong, and a
-compatibility module that says when the versions it was written for have changed."""
+"""The MkDocs adapter's own contract: typed options that fail the build when wrong, a
+compatibility module that says when the versions it was written for have changed, and
+failures sorted by the programs' one classification (cudagloss.boundary)."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import re
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
+from cudagloss.errors import UsageError
 from cudagloss.mkdocs import compat
 from sitebuild import build, fixture_config
 
@@ -61,3 +64,38 @@ def test_measurements_default_beside_the_config_and_empty_or_null_means_none(
 
     found = project_from({"site_name": "x", "extra": {"glossary": given}}, tmp_path / "mkdocs.yml").measurements_dir
     assert found == (tmp_path / expected if expected else None)
+
+
+@pytest.mark.parametrize(
+    ("raised", "line"),
+    [
+        (UsageError("no folder x"), "glossary: no folder x"),
+        (
+            OSError(errno.EROFS, "Read-only file system", "x.json"),
+            "glossary: cannot write x.json: Read-only file system",
+        ),
+    ],
+    ids=["usage", "read-only"],
+)
+def test_the_adapter_sorts_failures_as_the_command_line_does(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, raised: Exception, line: str
+) -> None:
+    """The adapter's boundary is cudagloss.boundary.classify: what the user can fix besides the
+    terms' mistakes is one logged line and an abort, as MkDocs ends a build; a bug passes."""
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    from cudagloss.mkdocs import adapter
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+
+    def fails(*_args: object, **_kwargs: object) -> None:
+        raise raised
+
+    monkeypatch.setattr(adapter, "build_site_content", fails)
+    with caplog.at_level(logging.ERROR, logger="mkdocs"), pytest.raises(Abort, match=re.escape(line)):
+        adapter.GlossaryAdapter(config)
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR] == [line]
+    monkeypatch.setattr(adapter, "build_site_content", lambda *_a, **_k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):  # a bug keeps its traceback
+        adapter.GlossaryAdapter(config)

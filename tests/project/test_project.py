@@ -91,7 +91,6 @@ ALLOWED = {
     "load/project.py": "reads mkdocs.yml",
     "errors.py": "shows a path relative to where the user is",
     "files/inside.py": "a write stays under where the user is unless told the root",
-    "links/run.py": "TODO: the link command's plan step takes the project (being split apart)",
 }
 
 

@@ -1,4 +1,4 @@
-"""Field rules over loaded data: bounds, dates, URLs and e-mail addresses.
+"""Field rules over loaded data: bounds, dates, source URLs and e-mail addresses.
 
 Bounds come from the model's field metadata (max_length, max_items), the same numbers the
 JSON Schema gives editors, so a file too big to be a term is refused with the position of
@@ -13,7 +13,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from cudagloss.errors import Diagnostic
+from cudagloss.model.addresses import url_host_problem
+from cudagloss.model.corpus import LoadedTerm
 from cudagloss.model.positions import Positions
+from cudagloss.model.urls import url_problem
 from cudagloss.text.emails import has_email, without_email
 
 __all__ = ["has_email", "without_email"]  # where the rest of the package has them from
@@ -22,6 +25,7 @@ DATE_SLACK = dt.timedelta(days=1)
 """A date may be at most one day past today in UTC: it is already tomorrow in UTC+14 while
 it is today in UTC, and a stamp written there must pass a check run here."""
 EMAIL_HINT = "e-mail addresses are never published; name the person or link their public page"
+SOURCE_URL_HINT = "sources must be public web pages, starting with https://"
 Locate = Callable[[str, str], tuple[int, int]]
 _NOT_TEXT = frozenset({"url", "link"})
 """Fields that are addresses, not text: url_problem refuses an '@' (credentials) in them."""
@@ -88,6 +92,18 @@ def bounds(path: str, obj: Any, positions: Positions) -> list[Diagnostic]:
                     )
                 )
     return out
+
+
+def source_url_mistake(t: LoadedTerm, i: int) -> Diagnostic | None:
+    """Why the term's i-th source cannot be cited, nor checked by the link checker: not an
+    http(s) URL (or one with credentials), or a host that is not a public address
+    (cudagloss.model.addresses). `make check` and `make links` both ask."""
+    url = t.term.sources[i].url
+    problem = url_problem(url) or url_host_problem(url)
+    if problem is None:
+        return None
+    where = f"sources[{i}].url"
+    return Diagnostic(t.path, *t.at(where), f"{where}: '{shown(url)}' {problem}", SOURCE_URL_HINT)
 
 
 def future_dates(

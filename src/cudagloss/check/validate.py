@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from cudagloss.check.claims import claim_diagnostics
 from cudagloss.check.entries import Entry, Ref
-from cudagloss.check.fields import emails, future_dates, shown
+from cudagloss.check.fields import emails, future_dates, shown, source_url_mistake
 from cudagloss.check.markdown_fields import field_position, markdown_fields, typed_numbers
 from cudagloss.check.names import name_diagnostics, slug_diagnostics
 from cudagloss.check.sections import section_diagnostics
@@ -137,14 +137,9 @@ def _sources(t: LoadedTerm) -> Iterator[Diagnostic]:
             ids[source.id] = i
         if not source.title.strip():
             yield _d(t, f"{where}.title", "is empty", "say what the source is, e.g. 'NVIDIA PTX ISA reference'")
-        problem = url_problem(source.url) or url_host_problem(source.url)
-        if problem:
-            yield _d(
-                t,
-                f"{where}.url",
-                f"'{shown(source.url)}' {problem}",
-                "sources must be public web pages, starting with https://",
-            )
+        mistake = source_url_mistake(t, i)
+        if mistake is not None:
+            yield mistake
             continue
         key = source.url.rstrip("/").lower()
         if key in first:

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, count, display_path, report
-from cudagloss.load.glossary import check_glossary
 
 
 def _escape(text: str, *, prop: bool = False) -> str:
@@ -42,6 +41,8 @@ def print_diagnostics(diagnostics: list[Diagnostic], form: str) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    from cudagloss.load.glossary import check_glossary  # the whole check stage, for this verb only
+
     project = args.project.for_terms(Path(args.terms)) if args.terms else args.project
     if args.measurements or args.no_measurements:
         project = project.with_measurements(None if args.no_measurements else Path(args.measurements))

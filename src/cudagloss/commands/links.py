@@ -17,20 +17,21 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from cudagloss.errors import ExitCode
+from cudagloss.model.project import Project
 
 HELP = "check every source URL and stamp the terms (see `links -h`)"
 
 
-def main(argv: Sequence[str]) -> ExitCode:
-    """Parse argv (what follows `links`) and run; GlossaryError, for terms that cannot be
-    read, is left to the command line's boundary."""
+def main(argv: Sequence[str], project: Project) -> ExitCode:
+    """Parse argv (what follows `links`) and run on the project's terms (or the folder named);
+    GlossaryError, for terms that cannot be read, is left to the command line's boundary."""
     from cudagloss.links.run import run  # the HTTP client only for this verb
 
     args = build_parser().parse_args(argv)
     with sigterm_stops() as terminated:
         try:
             return run(
-                Path(args.terms),
+                project.for_terms(Path(args.terms)) if args.terms else project,
                 max_age=args.max_age,
                 force=args.force,
                 form=args.format,
@@ -72,13 +73,14 @@ def _number(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     from cudagloss.links.checker import CheckerOptions
+    from cudagloss.links.report import FORMATS
 
     timeout = CheckerOptions.total_timeout
     parser = argparse.ArgumentParser(prog="cudagloss links", description="Check every source URL and stamp the terms.")
-    parser.add_argument("terms", nargs="?", default="terms", help="the terms folder (default: terms)")
+    parser.add_argument("terms", nargs="?", help="the terms folder (default: the project's, terms/)")
     parser.add_argument("--max-age", type=_days, default=3.0, help="skip URLs found reachable this many days ago")
     parser.add_argument("--force", action="store_true", help="check every URL, however recently checked")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=tuple(FORMATS), default="text")
     parser.add_argument("--no-stamp", action="store_true", help="report only; change no file")
     parser.add_argument(
         "--timeout",

@@ -7,13 +7,14 @@ import sys
 from pathlib import Path
 
 from cudagloss.errors import ExitCode, GlossaryError, UsageError, did_you_mean
-from cudagloss.load.catalog import load_catalog
-from cudagloss.load.measurements import load_measurements
 from cudagloss.model.display import format_value, verify_command
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     """Each experiment with its purpose, then each result's citation and its values by node."""
+    from cudagloss.load.catalog import load_catalog  # the measurement files, for this verb only
+    from cudagloss.load.measurements import load_measurements
+
     project = args.project
     folder = Path(args.measurements) if args.measurements else project.measurements_dir
     if folder is None:

@@ -19,6 +19,7 @@ from cudagloss.load.cache import CheckCache, Checked, context_digest, digest
 from cudagloss.load.facts import FACTS_FILE, load_facts
 from cudagloss.load.terms import (
     boundary,
+    folder_mistake,
     load_sections_at,
     read_term_file,
     shown_in,
@@ -77,14 +78,10 @@ def _run(
     need_terms: bool,
     cache: bool,
 ) -> tuple[Corpus, int]:
-    if not folder.is_dir():
-        raise GlossaryError(
-            [Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")]
-        )
+    mistake = folder_mistake(folder, root)
+    if mistake is not None:
+        raise GlossaryError([mistake])
     top = boundary(folder, root)
-    if folder.is_symlink() and not folder.resolve().is_relative_to(top):
-        message = "is a symbolic link to a folder outside the repository; it would publish its files"
-        raise GlossaryError([Diagnostic(shown_path(folder, root), 1, 1, message, "keep the terms in the repository")])
     diagnostics: list[Diagnostic] = list(found_before or [])
     sections, sections_path, found, sections_positions = load_sections_at(folder, root)
     diagnostics += found

@@ -11,9 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from cudagloss.errors import UsageError, did_you_mean, display_path
 from cudagloss.model.project import CONFIG, DEFAULT_EDIT_URI_TEMPLATE, DEFAULT_SITE_NAME, FOLDERS, Project, ProjectError
@@ -24,12 +22,14 @@ THEME_KEYS = ("name", "font", "features", "palette", "language", "icon", "favico
 """Theme settings both builders read (custom_dir is copied as a folder, so it is set anew)."""
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader plus MkDocs' `!ENV` tag; nothing else a configuration could ask for."""
+if TYPE_CHECKING:
+    import yaml
 
 
 def _env(environ: Mapping[str, str]) -> Any:
-    def construct(loader: _Loader, node: yaml.Node) -> Any:
+    import yaml
+
+    def construct(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
         if isinstance(node, yaml.ScalarNode):
             names, default = [loader.construct_scalar(node)], None
         elif isinstance(node, yaml.SequenceNode):
@@ -47,13 +47,16 @@ def _env(environ: Mapping[str, str]) -> Any:
 
 def load_project(config: Path = Path(CONFIG), environ: Mapping[str, str] = os.environ) -> Project:
     """The project of a mkdocs.yml, or the defaults beside it where there is none; UsageError
-    (one line) when it cannot be read, ProjectError for a mistake in a setting."""
+    (one line) when it cannot be read, ProjectError for a mistake in a setting. PyYAML is
+    imported only here: a GPU node without it runs experiments named on its command line."""
     config = Path(os.path.abspath(config))
     if not config.exists():
         return Project.default(config.parent)
+    import yaml
 
-    class Loader(_Loader):
-        """Its own class: the tag reads this call's environment."""
+    class Loader(yaml.SafeLoader):
+        """SafeLoader plus MkDocs' `!ENV` tag, read from this call's environment; nothing else
+        a configuration could ask for."""
 
     Loader.add_constructor("!ENV", _env(environ))
     try:

@@ -9,7 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-from cudagloss.errors import Diagnostic, display_path
+from cudagloss.errors import Diagnostic, GlossaryError, display_path
 from cudagloss.load.convert import parse_file
 from cudagloss.model.corpus import LoadedTerm
 from cudagloss.model.positions import Positions
@@ -44,6 +44,41 @@ def boundary(folder: Path, root: Path | None) -> Path:
     """The folder no term file may lead out of: the repository root, or the terms folder's
     parent when none is given (as the link checker's stamping has it)."""
     return (root if root is not None else folder.absolute().parent).resolve()
+
+
+def folder_mistake(folder: Path, root: Path | None) -> Diagnostic | None:
+    """Why folder cannot be read as a terms folder: it is not a folder, or it is a link to
+    one outside the repository (whose files would be published)."""
+    if not folder.is_dir():
+        return Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")
+    if folder.is_symlink() and not folder.resolve().is_relative_to(boundary(folder, root)):
+        message = "is a symbolic link to a folder outside the repository; it would publish its files"
+        return Diagnostic(shown_path(folder, root), 1, 1, message, "keep the terms in the repository")
+    return None
+
+
+def load_terms(folder: Path, root: Path | None = None) -> tuple[list[LoadedTerm], list[Diagnostic]]:
+    """Every term file of folder read into the model, and every mistake found reading them:
+    the load stage alone, as the check stage starts from it (same files, same names, same
+    refusals), with nothing judged across fields or files: no claims, measurements, typed
+    numbers, names or sections. What `cudagloss links` plans from. GlossaryError for a
+    folder that cannot be read (folder_mistake)."""
+    mistake = folder_mistake(folder, root)
+    if mistake is not None:
+        raise GlossaryError([mistake])
+    top = boundary(folder, root)
+    folder_shown = display_path(folder, root)
+    terms: list[LoadedTerm] = []
+    diagnostics: list[Diagnostic] = []
+    for path in term_files(folder):
+        shown = shown_in(folder_shown, path.name)
+        text, found = read_term_file(path, shown, top)
+        if text is not None:
+            loaded, found = term_from_text(path, shown, text)
+            if loaded is not None:
+                terms.append(loaded)
+        diagnostics += found
+    return terms, diagnostics
 
 
 def _refused(path: Path, top: Path) -> tuple[str, str] | None:

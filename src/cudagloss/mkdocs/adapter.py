@@ -10,9 +10,12 @@ travels in the front matter, exactly as in the tree. What must outlive one confi
 (every memo of the render stage, which pages changed, compiled templates) is STATE, this
 process's one cudagloss.site.state.RenderState.
 
-This is the adapter's one error boundary: a GlossaryError from the site stage is reported
+What goes wrong is sorted by the programs' one classification (cudagloss.boundary.classify),
+but reported the MkDocs way, as MkDocs owns the process: mistakes in the terms (GlossaryError)
 through a child of the 'mkdocs' logger, one diagnostic at a time, and the build aborted, so
-nothing is built from bad input.
+nothing is built from bad input (the preview shows them in the browser instead); another
+failure the user can fix (a UsageError, a write that failed) as one logged line and an
+abort; a bug keeps its traceback, and Ctrl-C is MkDocs' own.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import Abort
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from cudagloss.errors import Diagnostic, GlossaryError
+from cudagloss.boundary import classify
+from cudagloss.errors import Diagnostic
 from cudagloss.load.project import project_from
 from cudagloss.mkdocs import compat
 from cudagloss.model.project import DEFAULT_EDIT_URI_TEMPLATE, Project, ProjectError
@@ -119,15 +123,22 @@ class GlossaryAdapter:
         """URLs of the pages this build renders (all of them unless --dirty)."""
         try:
             self.content, corpus = build_site_content(self.settings, state=STATE)
-        except GlossaryError as exc:
+        except Exception as exc:
+            failure = classify(exc, "glossary")
+            if failure is None or not (failure.mistakes or failure.line):
+                raise  # a bug: MkDocs shows its traceback
             STATE.builds.forget()
-            _report(exc.diagnostics)
-            n = len(exc.errors)
+            if failure.mistakes is None:
+                log.error(failure.line)
+                raise Abort(f"Aborted: {failure.line}") from None
+            mistakes = failure.mistakes
+            _report(mistakes.diagnostics)
+            n = len(mistakes.errors)
             errors = f"{n} error{'s' if n != 1 else ''}"
             if _preview is None:
                 raise Abort(f"{errors} in term or measurement files; nothing was built") from None
             log.info(f"the preview shows the {errors} on every page until they are fixed")
-            self.content = failed_content(exc.diagnostics, _preview.items())
+            self.content = failed_content(mistakes.diagnostics, _preview.items())
             return
         if _preview is not None:
             _preview.clear()
