@@ -8,6 +8,7 @@ refused with the one it may be a misspelling of, and a folder must be named by a
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -49,9 +50,8 @@ def load_project(config: Path = Path(CONFIG), environ: Mapping[str, str] = os.en
     """The project of a mkdocs.yml, or the defaults beside it where there is none; UsageError
     (one line) when it cannot be read, ProjectError for a mistake in a setting. PyYAML is
     imported only here: a GPU node without it runs experiments named on its command line."""
-    config = Path(os.path.abspath(config))
-    if not config.exists():
-        return Project.default(config.parent)
+    if not config.exists():  # the folders as the user names them (paths show so); the root absolute
+        return dataclasses.replace(Project.default(config.parent), root=Path(os.path.abspath(config.parent)))
     import yaml
 
     class Loader(yaml.SafeLoader):
@@ -104,7 +104,7 @@ def project_from(data: Mapping[str, Any], config: Path) -> Project:
     theme = theme if isinstance(theme, dict) else {"name": theme}
     folders = glossary_folders((data.get("extra") or {}).get("glossary"), config)
     return Project(
-        root=config.parent,
+        root=Path(os.path.abspath(config.parent)),
         site_name=str(data.get("site_name") or DEFAULT_SITE_NAME),
         site_url=data.get("site_url") or None,
         repo_url=data.get("repo_url") or None,
