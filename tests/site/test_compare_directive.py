@@ -13,7 +13,8 @@ import pytest
 
 from conftest import FIXTURES, cudagloss
 from cudagloss.model.measurement import Gate, Measurement, Result, record
-from cudagloss.site.directives import relation
+from cudagloss.model.measurements import NodeValues
+from cudagloss.site.directives import relation, relation_over
 from sitebuild import build, fixture_config
 
 FAST = [1.0, 1.1, 1.2, 1.05, 1.15]
@@ -64,17 +65,38 @@ def check(root: Path) -> subprocess.CompletedProcess[str]:
     [
         (FAST, SLOW, "ms", "about 10× faster than"),
         (SLOW, FAST, "ms", "about 10× slower than"),
-        (FAST, NOISY, "ms", "no different, within noise, from"),
+        (FAST, NOISY, "ms", "not shown to differ (5 runs each) from"),
         (FAST, [x * 1.5 for x in FAST], "µs", "about 1.5× faster than"),
         (FAST, [x * 480 for x in FAST], "ns", "about 480× faster than"),
         (FAST, SLOW, "GB/s", "about 10× lower than"),
         (SLOW, FAST, "GB/s", "about 10× higher than"),
-        ([1.0, 1.01, 1.02, 1.03, 1.04], [1.06, 1.07, 1.08, 1.09, 1.1], "ms", "no different, within noise, from"),
+        ([1.0, 1.01, 1.02, 1.03, 1.04], [1.06, 1.07, 1.08, 1.09, 1.1], "ms", "not shown to differ (5 runs each) from"),
     ],
 )
 def test_the_rule_decides_the_words(first: list[float], second: list[float], unit: str, said: str) -> None:
     # the last pair never overlaps (p = 0.008) but its medians are 6% apart, under the 10% the rule asks
     assert relation(timing("a", first, unit), timing("b", second, unit)) == said
+
+
+def _nodes(*pairs: tuple[list[float], list[float]]) -> list[NodeValues]:
+    a, b = ("e", "a"), ("e", "b")
+    return [NodeValues(f"node-{i}", "GPU", {a: timing("a", x), b: timing("b", y)}) for i, (x, y) in enumerate(pairs)]
+
+
+@pytest.mark.parametrize(
+    ("pairs", "said"),
+    [
+        (((FAST, SLOW), (FAST, [x * 20 for x in FAST])), "about 10–20× faster than"),
+        (((FAST, SLOW), (FAST, SLOW)), "about 10× faster than"),
+        (((FAST, NOISY), (FAST, NOISY[:4])), "not shown to differ (4 to 5 runs each) from"),
+        (((FAST, SLOW), (FAST, NOISY)), "faster on 1, not shown to differ on 1 of 2 nodes than"),
+        (((FAST, SLOW), (SLOW, FAST), (FAST, SLOW)), "faster on 2, slower on 1 of 3 nodes than"),
+    ],
+)
+def test_every_node_reads_as_one_phrase_as_strong_as_the_test_allows(
+    pairs: tuple[tuple[list[float], list[float]], ...], said: str
+) -> None:
+    assert relation_over(_nodes(*pairs), ("e", "a"), ("e", "b")) == said
 
 
 def test_a_comparison_is_rendered_per_node_with_its_medians_and_test(glossary: Path, tmp_path: Path) -> None:
@@ -88,7 +110,9 @@ def test_a_comparison_is_rendered_per_node_with_its_medians_and_test(glossary: P
     assert done.returncode == 0, done.stderr
     page = (tmp_path / "site" / "terms" / "warp" / "index.html").read_text(encoding="utf-8")
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
-    assert "A query is about 10× faster than a launch, and no different, within noise, from another query." in text
+    assert (
+        "A query is about 10× faster than a launch, and not shown to differ (5 runs each) from another query." in text
+    )
     found = re.search(r'title="(Example GPU A \(node-a\): medians 1.1 ms and 11 ms[^"]*)"', page)
     assert found is not None, page
     title = html.unescape(found[1])

@@ -132,7 +132,7 @@ DIRECTIVES: dict[str, Spec] = {
             "compare",
             ("value", "value"),
             'compare("experiment.result", "experiment.result")',
-            'two timings compared by the stated rule: "about 48× faster than" or "no different, within noise, from"',
+            'two timings by the stated rule: "about 48× faster than" or "not shown to differ (5 runs each) from"',
             "values",
             lambda term, measurements, d: resolve_pair(term, measurements, *d.values),
         ),

@@ -78,14 +78,7 @@ class ValueCiter:
         for ref in (first, second):
             if ref not in self.used:
                 self.used.append(ref)
-        phrases = [(n, relation(n.values[first], n.values[second])) for n in nodes]
-        gpus = [n.gpu for n in nodes]
-        where = [n.gpu if gpus.count(n.gpu) == 1 else f"{n.gpu}, {n.node}" for n in nodes]
-        text = (
-            phrases[0][1]
-            if len({p for _, p in phrases}) == 1
-            else " / ".join(f"{p} ({w})" for (_, p), w in zip(phrases, where, strict=True))
-        )
+        text = relation_over(nodes, first, second)
         if any(n.stale for n in nodes):
             text += " (stale)"
         title = "; ".join(_judged(n, first, second) for n in nodes) + f". Rule: {RULE}"
@@ -113,17 +106,52 @@ def _ratio(ratio: float) -> str:
     return f"{float(f'{ratio:.2g}'):g}" if ratio >= 10 else f"{ratio:.1f}"
 
 
-def relation(first: Result, second: Result) -> str:
-    """'about 48× faster than', 'about 1.3× higher than' or 'no different, within noise, from':
-    the first value against the second by the rule of cudagloss.model.compare."""
+def _runs(pairs: list[tuple[int, int]]) -> str:
+    """'5 runs each', '5 and 7 runs', or '5 to 10 runs each' over several nodes."""
+    counts = sorted({n for pair in pairs for n in pair})
+    if len(pairs) == 1 and pairs[0][0] != pairs[0][1]:
+        return f"{pairs[0][0]} and {pairs[0][1]} runs"
+    return f"{counts[0]} runs each" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs each"
+
+
+def _judgement(first: Result, second: Result) -> tuple[str, float]:
+    """The rule's word for the first value against the second ('' where the test does not show
+    a difference) and the ratio of the medians (inf where too far apart for a double)."""
     c = compare_timings(second.samples, first.samples)
     if c.verdict == "SAME":
-        return "no different, within noise, from"
+        return "", 1.0
     lower = c.verdict == "FASTER"
     word = ("faster" if lower else "slower") if first.unit in TIME_UNITS else ("lower" if lower else "higher")
     small, large = sorted((c.old_median, c.new_median))
-    ratio = large / small if small > 0 else math.inf  # inf too where the medians are too far apart for a double
+    return word, large / small if small > 0 else math.inf
+
+
+def relation(first: Result, second: Result) -> str:
+    """The first value against the second on one node: relation_over for one node."""
+    word, ratio = _judgement(first, second)
+    if not word:
+        return f"not shown to differ ({_runs([(len(first.samples), len(second.samples))])}) from"
     return f"about {_ratio(ratio)}× {word} than" if ratio < math.inf else f"{word} than"
+
+
+def relation_over(nodes: list[NodeValues], first: Ref, second: Ref) -> str:
+    """One phrase for every node, worded as strongly as the test allows: 'about 37–55× faster
+    than', 'not shown to differ (5 runs each) from', or, where nodes disagree, how many say what
+    ('faster on 1 of 2 nodes than')."""
+    judged = [_judgement(n.values[first], n.values[second]) for n in nodes]
+    words = {word for word, _ in judged}
+    if words == {""}:
+        runs = [(len(n.values[first].samples), len(n.values[second].samples)) for n in nodes]
+        return f"not shown to differ ({_runs(runs)}) from"
+    if len(words) > 1:
+        counted = [f"{word} on {sum(w == word for w, _ in judged)}" for word in sorted(words - {""})]
+        rest = f", not shown to differ on {sum(not w for w, _ in judged)}" if "" in words else ""
+        return f"{', '.join(counted)}{rest} of {len(nodes)} nodes than"
+    word = words.pop()
+    shown = sorted({_ratio(ratio) for _, ratio in judged if ratio < math.inf}, key=float)
+    if not shown or any(ratio == math.inf for _, ratio in judged):
+        return f"{word} than"
+    return f"about {shown[0]}× {word} than" if len(shown) == 1 else f"about {shown[0]}–{shown[-1]}× {word} than"
 
 
 def _judged(n: NodeValues, first: Ref, second: Ref) -> str:
