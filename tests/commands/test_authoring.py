@@ -146,7 +146,7 @@ def test_values_lists_what_a_body_can_cite_with_the_call_to_write(glossary: Path
     shown = []
     for node in sorted(p.stem for p in (glossary / "measurements" / "ptx-jit").glob("*.json")):
         measured = yaml.safe_load((glossary / "measurements" / "ptx-jit" / f"{node}.json").read_text(encoding="utf-8"))
-        shown.append(f"{next(r['value'] for r in measured['results'] if r['name'] == 'grid')} blocks ({node})")
+        shown.append(f"{next(r['value'] for r in measured['results'] if r['name'] == 'grid'):,} blocks ({node})")
     assert len(shown) >= 2  # every node that measured it, side by side
     assert grid.strip() == '{{ measured("ptx-jit", "grid") }}  ' + " / ".join(shown)
     wrong = cudagloss(glossary, "values", "ptx-jt")

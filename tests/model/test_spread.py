@@ -8,11 +8,11 @@ from cudagloss.model.measurement import Result
 
 def test_numbers_give_their_range_and_how_far_apart() -> None:
     rows = [Result("copy", 1524.6, "GB/s"), Result("copy", 1341.5, "GB/s"), Result("copy", 1400.0, "GB/s")]
-    assert spread(rows) == "1342 GB/s to 1525 GB/s (14% apart)"
+    assert spread(rows) == "1,342 GB/s to 1,525 GB/s (14% apart)"
     assert spread([Result("t", 0.5, "ms"), Result("t", 0.25, "ms")]) == "0.25 ms to 0.5 ms (100% apart)"
     assert (
         spread([Result("c", 4288.2, "GB/s"), Result("c", 4285.0, "GB/s")])
-        == "4285 GB/s to 4288 GB/s (less than 1% apart)"
+        == "4,285 GB/s to 4,288 GB/s (less than 1% apart)"
     )
 
 

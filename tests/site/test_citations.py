@@ -195,8 +195,29 @@ def test_values_are_formatted_for_readers() -> None:
 def test_sizes_read_in_the_largest_unit_they_fill() -> None:
     assert format_value(Result("a", 26624, "KiB")) == "26 MiB"
     assert format_value(Result("a", 192, "KiB")) == "192 KiB"
-    assert format_value(Result("a", 1536, "KiB")) == "1536 KiB"  # not a whole MiB: kept exact
+    assert format_value(Result("a", 1536, "KiB")) == "1,536 KiB"  # not a whole MiB: kept exact
     assert format_value(Result("a", 1048576, "KiB")) == "1 GiB"
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "shown", "exact"),
+    [
+        (233472, "bytes", "228 KiB", "228 KiB (233,472 bytes)"),  # a capacity reads in binary units
+        (39321600, "bytes", "37.5 MiB", "37.5 MiB (39,321,600 bytes)"),
+        (150109880320, "bytes", "139.8 GiB", "139.8 GiB (150,109,880,320 bytes)"),
+        (512, "bytes", "512 bytes", "512 bytes"),
+        (65536, "registers/SM", "65,536 registers per SM", "65,536 registers per SM"),
+        (4814.3, "GB/s", "4,814 GB/s", "4,814 GB/s"),  # a rate stays SI
+        (17.34, "ms", "17.3 ms", "17.3 ms"),
+    ],
+)
+def test_units_people_read_and_the_value_as_measured_on_the_measurement_page(
+    value: float, unit: str, shown: str, exact: str
+) -> None:
+    assert (format_value(Result("a", value, unit)), format_value(Result("a", value, unit), exact=True)) == (
+        shown,
+        exact,
+    )
 
 
 def test_the_catalog_comes_from_the_verifier_registry() -> None:

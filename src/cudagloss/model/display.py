@@ -15,17 +15,35 @@ def verify_command(experiment: str) -> str:
     return f"make verify EXPERIMENT={experiment}"
 
 
-def format_value(result: Result | None) -> str:
-    """A result as a reader sees it: '17.3 ms', '8 blocks per SM', '1 entry', 'yes', '75×', or 'not measured'."""
+def format_value(result: Result | None, *, exact: bool = False) -> str:
+    """A result as a reader sees it: '17.3 ms', '2,048 threads per SM', '228 KiB', '1 entry',
+    'yes', '75×', or 'not measured'. Capacities read in binary units, numbers from a thousand up
+    with separators, three significant digits below a hundred; exact adds the value as measured
+    where the unit was changed ('228 KiB (233,472 bytes)'), as the measurement page shows it."""
     if result is None or result.value is None:
         return "not measured"
     value, unit = result.value, result.unit
-    if unit in SIZE_UNITS and isinstance(value, (int, float)) and not isinstance(value, bool):
-        value, unit = readable_size(value, unit)
+    shown = _number(value, unit)
+    if unit in ("bytes", *SIZE_UNITS) and isinstance(value, int | float) and not isinstance(value, bool):
+        size, size_unit = readable_size(value, "KiB" if unit == "bytes" else unit, bytes_=unit == "bytes")
+        if size_unit != unit:
+            readable = f"{_digits(size, size_unit)} {size_unit}"
+            return f"{readable} ({shown})" if exact else readable
+    return shown
+
+
+def _digits(value: float, unit: str) -> str:
+    """A converted size: whole, or to one decimal (37.5 MiB, 139.8 GiB)."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}".rstrip("0").rstrip(".")
+
+
+def _number(value: object, unit: str) -> str:
     if isinstance(value, bool):
         text = "yes" if value else "no"
     elif isinstance(value, float):
-        text = f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+        text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    elif isinstance(value, int):
+        text = f"{value:,}"
     else:
         text = str(value)
     if not unit:
@@ -34,12 +52,21 @@ def format_value(result: Result | None) -> str:
     return f"{text}{unit}" if unit in ("×", "%") else f"{text} {unit}"
 
 
-SIZE_UNITS = ("KiB", "MiB", "GiB")
+SIZE_UNITS = ("KiB", "MiB", "GiB", "TiB")
 
 
-def readable_size(value: float, unit: str) -> tuple[float, str]:
+def readable_size(value: float, unit: str, *, bytes_: bool = False) -> tuple[float, str]:
     """A size in the largest binary unit it fills a whole number of times (26624 KiB reads as
-    26 MiB; 1025 KiB stays as it is, exact)."""
+    26 MiB; 1025 KiB stays as it is, exact). From bytes (bytes_), any size of a KiB or more
+    reads in the largest unit it fills at least once, to one decimal (150109880320 bytes:
+    139.8 GiB); below a KiB it stays in bytes."""
+    if bytes_:
+        if abs(value) < 1024:
+            return value, "bytes"
+        step, value = 0, value / 1024
+        while step + 1 < len(SIZE_UNITS) and abs(value) >= 1024:
+            value, step = value / 1024, step + 1
+        return value, SIZE_UNITS[step]
     step = SIZE_UNITS.index(unit)
     while step + 1 < len(SIZE_UNITS) and abs(value) >= 1024 and value % 1024 == 0:
         value, step = value / 1024, step + 1

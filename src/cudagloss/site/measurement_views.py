@@ -151,7 +151,7 @@ def _run_file(record: ExperimentRecord, run: NodeRun, m: Measurement | None, *, 
             ResultView(
                 anchor=escape.ident(result_anchor(run.node, r.name)),
                 name=r.name,
-                value=format_value(r),
+                value=format_value(r, exact=True),
                 description=r.description,
                 how=METHOD_LABELS.get(r.method, ""),
                 samples=", ".join(f"{x:.4g}" for x in r.samples),
