@@ -185,3 +185,15 @@ def test_cudagloss_export_writes_the_same_files_as_the_site(repo_site: Path, tmp
     assert run.returncode == 0, run.stderr
     for name in ("llms-full.txt", "llms.txt"):
         assert (tmp_path / name).read_text(encoding="utf-8") == (repo_site / name).read_text(encoding="utf-8")
+
+
+def test_every_value_is_one_number_however_many_nodes_measured_it(repo_site: Path) -> None:
+    """Issue 29: two H200 nodes measured every cited value, and no page prints it once per node."""
+    doubled = [
+        str(page.relative_to(repo_site))
+        for page in sorted(repo_site.rglob("*.html"))
+        if re.search(r"\(NVIDIA H200\)\s*/", re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))
+    ]
+    assert doubled == []
+    occupancy = re.sub(r"<[^>]+>", "", (repo_site / "terms" / "occupancy" / "index.html").read_text(encoding="utf-8"))
+    assert "64 warps per SM" in occupancy and "NVIDIA H200 (h200-second)" not in occupancy.split("Measured")[0]

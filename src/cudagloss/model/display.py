@@ -5,9 +5,11 @@ all word values through here, so a value reads the same everywhere."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 
 from cudagloss.model import units
+from cudagloss.model.compare import compare_timings
 from cudagloss.model.measurement import Result
 
 
@@ -92,3 +94,38 @@ def spread(results: Sequence[Result | None]) -> str:
     gap = (float(high.value) - float(low.value)) / smaller if smaller else None  # type: ignore[arg-type]
     apart = "" if gap is None else " (less than 1% apart)" if gap < 0.005 else f" ({gap:.0%} apart)"
     return f"{format_value(low)} to {format_value(high)}{apart}"
+
+
+def short_gpu(name: str) -> str:
+    """A GPU model as prose names it after a count: 'NVIDIA H200' as 'H200'."""
+    return name.removeprefix("NVIDIA ").strip() or name
+
+
+def agreed(results: Sequence[Result | None], gpu: str) -> str:
+    """The nodes of one GPU model as one phrase: one value where they agree (equal, or not shown
+    to differ by cudagloss.model.compare's rule, when the median of all their runs is shown), a range with the count where they differ ('13.4–19.8 ms on 2 H200s'), and discrete
+    values that differ shown as differing, never averaged."""
+    present = [r for r in results if r is not None and r.value is not None]
+    if len(results) == 1 or not present:
+        return format_value(results[0] if results else None)
+    values = [r.value for r in present]
+    missing = (
+        f" (not measured on {len(results) - len(present)} of {len(results)})" if len(present) < len(results) else ""
+    )
+    if all(type(v) is type(values[0]) and v == values[0] for v in values) and len({r.unit for r in present}) == 1:
+        return format_value(present[0]) + missing
+    discrete = any(isinstance(v, bool | str | int) for v in values) or len({r.unit for r in present}) > 1
+    if discrete:
+        return " / ".join(dict.fromkeys(format_value(r) for r in present)) + " (differs by node)" + missing
+    ordered = sorted(present, key=lambda r: float(r.value))  # type: ignore[arg-type]
+    sampled = all(r.samples for r in present)
+    if sampled and all(compare_timings(a.samples, b.samples).verdict == "SAME" for a in ordered for b in ordered):
+        pooled = statistics.median(s for r in present for s in r.samples)
+        return format_value(Result(present[0].name, pooled, present[0].unit)) + missing
+    low, high = format_value(ordered[0]), format_value(ordered[-1])
+    number, _, unit = low.partition(" ")
+    if unit and high.endswith(" " + unit):
+        low = number
+    elif low[-1:] in ("×", "%") and high[-1:] == low[-1:]:
+        low = low[:-1]
+    return f"{low}–{high} on {len(present)} {short_gpu(gpu)}s{missing}"

@@ -14,12 +14,13 @@ within noise, from" otherwise.
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from markupsafe import Markup
 
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
 from cudagloss.model.directives import Directive, Handler, find_source
-from cudagloss.model.display import format_value
+from cudagloss.model.display import agreed, format_value, short_gpu
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import MeasurementSet, NodeRun, NodeValues, resolve, resolve_pair
 from cudagloss.model.refs import Ref
@@ -46,27 +47,45 @@ class ValueCiter:
         if (experiment, name) not in self.used:
             self.used.append((experiment, name))
         values = record.values(name)
-        parts = [self.link(experiment, run, result, name) for run, result in values]
-        if len(values) > 1:
-            parts = [
-                part + Markup(" (") + escape.text(run.gpu) + Markup(")")
-                for part, (run, _) in zip(parts, values, strict=True)
-            ]
-        return Markup(" / ").join(parts)
+        if len(values) == 1:
+            return self.link(experiment, *values[0], name)
+        return self.agreed(experiment, name, values)
 
-    def link(self, experiment: str, run: NodeRun, result: Result | None, name: str) -> Markup:
-        """One node's value as a Markdown link to its row, with where and when in its title;
-        every string in it comes from measurement JSON, so each passes the escaping rule."""
-        text = format_value(result)
-        shown = escape.code(text) if result is not None and isinstance(result.value, str) else escape.text(text)
+    def agreed(self, experiment: str, name: str, values: list[tuple[NodeRun, Result | None]]) -> Markup:
+        """Every node's value as one number (or range) for the GPU model most nodes share, linked
+        to the first of its rows, with every node's value and provenance in the hover; where
+        other GPU models measured it too, a link to the table says it varies by GPU."""
+        models = Counter(run.gpu for run, _ in values)
+        reference = min(models, key=lambda gpu: (-models[gpu], gpu))
+        same = len({(type(r.value), r.value, r.unit) if r else None for _, r in values}) == 1
+        ours = values if same else [(run, result) for run, result in values if run.gpu == reference]
+        text = agreed([result for _, result in ours], reference)
+        shown = escape.text(text) + (Markup(" (stale)") if any(run.stale for run, _ in values) else Markup())
+        title = "; ".join(f"{format_value(result)}: {self.provenance(run, result)}" for run, result in values)
+        anchor = escape.ident(result_anchor(ours[0][0].node, name))
+        link = Markup(f'[{shown}]({self.href(experiment, anchor)} "{escape.link_title(title)}")')
+        if len(models) == 1 or same:
+            return link
+        where = escape.text(f"on {short_gpu(reference)}; varies by GPU")
+        return link + Markup(f" ([{where}]({self.href(experiment)}))")
+
+    def provenance(self, run: NodeRun, result: Result | None) -> str:
+        """Where, when and how a node's value was measured, for its hover text."""
         title = f"{run.gpu} ({run.node}), measured {run.recorded_on}"
         if result is not None and result.samples:
             title += f", median of {len(result.samples)} runs"
         if run.good is not None and run.good.drift:
             changed = ", ".join(d.name for d in run.good.drift)
             title += f", in an environment changed since the run before ({changed})"
+        return title + (", stale: the experiment changed since" if run.stale else "")
+
+    def link(self, experiment: str, run: NodeRun, result: Result | None, name: str) -> Markup:
+        """One node's value as a Markdown link to its row, with where and when in its title;
+        every string in it comes from measurement JSON, so each passes the escaping rule."""
+        text = format_value(result)
+        shown = escape.code(text) if result is not None and isinstance(result.value, str) else escape.text(text)
+        title = self.provenance(run, result)
         if run.stale:
-            title += ", stale: the experiment changed since"
             shown += Markup(" (stale)")
         href = escape.ident(result_anchor(run.node, name))
         return Markup(f'[{shown}]({self.href(experiment, href)} "{escape.link_title(title)}")')
