@@ -151,6 +151,27 @@ class ClaimView:
     skipped: tuple[tuple[str, str], ...] = ()
     """(node, what it lacks) of nodes that measured only some of the claim's values."""
 
+    @property
+    def mark(self) -> str:
+        """The checklist's mark: ✓ holds wherever judged, ✗ fails somewhere, ? not verified."""
+        return "✗" if self.fails_on else "✓" if self.holds_on else "?"
+
+    @property
+    def verdict(self) -> str:
+        """The checklist's line: on how many nodes of which GPU models it holds, fails or was not judged."""
+        judged = (*self.holds_on, *self.fails_on)
+        if not judged:
+            return "Not verified"
+        models = sorted({n.gpu.removeprefix("NVIDIA ") for n in judged})
+        kind = f"{models[0]} node" if len(models) == 1 else "node"
+        total = len(judged) + len(self.skipped)
+        said = f"Holds on {len(self.holds_on)} of {total} {kind}{'s' if total != 1 else ''}"
+        if self.fails_on:
+            said += "; does not hold on " + ", ".join(n.node for n in self.fails_on)
+        if self.skipped:
+            said += "; not judged on " + ", ".join(node for node, _ in self.skipped)
+        return said
+
 
 @dataclass(frozen=True, slots=True)
 class TermPage:

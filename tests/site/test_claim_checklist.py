@@ -1,0 +1,28 @@
+"""Claims as a checklist (issue 29, part 4): the sentence, a mark and on how many nodes of which GPU
+model it holds; the condition and the values folded in a <details> that works without JavaScript."""
+
+from __future__ import annotations
+
+import pytest
+
+from cudagloss.site.views import ClaimNode, ClaimView
+
+A, B, C = (ClaimNode("NVIDIA H200", f"h200-{n}", "x = 1 ms < 2") for n in ("a", "b", "c"))
+
+
+@pytest.mark.parametrize(
+    ("view", "mark", "verdict"),
+    [
+        (ClaimView("s", "h", (A, B), (), ""), "✓", "Holds on 2 of 2 H200 nodes"),
+        (ClaimView("s", "h", (A,), (B,), ""), "✗", "Holds on 1 of 2 H200 nodes; does not hold on h200-b"),
+        (
+            ClaimView("s", "h", (A, B), (), "", (("h200-c", "lacks e.x"),)),
+            "✓",
+            "Holds on 2 of 3 H200 nodes; not judged on h200-c",
+        ),
+        (ClaimView("s", "h", (A, ClaimNode("NVIDIA B200", "b200", "")), (), ""), "✓", "Holds on 2 of 2 nodes"),
+        (ClaimView("s", "h", (), (), "no node has measured e.x"), "?", "Not verified"),
+    ],
+)
+def test_a_claim_reads_as_a_checked_line(view: ClaimView, mark: str, verdict: str) -> None:
+    assert (view.mark, view.verdict) == (mark, verdict)
