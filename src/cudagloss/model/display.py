@@ -103,8 +103,9 @@ def short_gpu(name: str) -> str:
 
 def agreed(results: Sequence[Result | None], gpu: str) -> str:
     """The nodes of one GPU model as one phrase: one value where they agree (equal, or not shown
-    to differ by cudagloss.model.compare's rule, when the median of all their runs is shown), a range with the count where they differ ('13.4–19.8 ms on 2 H200s'), and discrete
-    values that differ shown as differing, never averaged."""
+    to differ by cudagloss.model.compare's rule, when the median of all their runs is shown), a
+    range with the count where they differ ('13.4–19.8 ms on 2 H200s'), and discrete values that
+    differ shown as differing, never averaged."""
     present = [r for r in results if r is not None and r.value is not None]
     if len(results) == 1 or not present:
         return format_value(results[0] if results else None)
