@@ -74,7 +74,7 @@ def test_a_changed_discrete_value_waits_for_review(repo: Path) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
     before = (repo / "measurements/device-limits/h200-lent.json").read_bytes()
     run = cudagloss(repo, "collect", str(folder))
-    assert run.returncode == 0 and "CHANGED  warp_size 32 threads -> 64 threads" in run.stdout
+    assert run.returncode == 0 and "CHANGED  warp_size 32 threads/warp -> 64 threads/warp" in run.stdout
     assert (repo / "measurements/device-limits/h200-lent.json").read_bytes() == before
     assert (repo / "measurements/device-limits/h200-lent.json.new").is_file() and "waits for review" in run.stderr
 
