@@ -125,6 +125,7 @@ def test_a_costly_comparison_repeated_in_many_claims_is_made_once(tmp_path: Path
     assert time.monotonic() - started < 20
 
 
+@pytest.mark.builders
 def test_a_ratio_too_large_for_a_double_is_no_ratio(glossary: Path, tmp_path: Path) -> None:
     """Medians 1e15 and 1e-300 apart: 'about inf× slower than' was on the page."""
     extra = [
@@ -164,6 +165,7 @@ def assert_inert(article: str) -> None:
     assert "admonition danger" not in article
 
 
+@pytest.mark.builders
 def test_hostile_says_holds_and_drift_reach_the_html_escaped(glossary: Path, tmp_path: Path) -> None:
     """What a claim says, its condition with text in it, and the drift of a forged but well-formed
     file are shown as the text they are; a `\\{{` the check asks for in says shows as `{{`."""

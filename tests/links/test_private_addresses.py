@@ -139,6 +139,7 @@ def test_make_check_refuses_a_source_inside_the_network(tmp_path: Path, host: st
     assert "a source is a public page" in run.stderr and "Traceback" not in run.stderr, run.stderr
 
 
+@pytest.mark.netns
 def test_in_a_private_network_a_public_host_cannot_redirect_the_checker_inside() -> None:
     """The checker as an author runs it (no local allowance), in a network namespace of its own where a
     public address answers: its redirects into loopback (every spelling), the metadata address, a private

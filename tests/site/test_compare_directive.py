@@ -77,6 +77,7 @@ def test_the_rule_decides_the_words(first: list[float], second: list[float], uni
     assert relation(timing("a", first, unit), timing("b", second, unit)) == said
 
 
+@pytest.mark.builders
 def test_a_comparison_is_rendered_per_node_with_its_medians_and_test(glossary: Path, tmp_path: Path) -> None:
     with_body(
         glossary,
