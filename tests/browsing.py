@@ -1,6 +1,6 @@
 """The repository's site built once per session (as published, and for the browser), served on
-127.0.0.1, and one headless Chromium for every test that reads them (loaded by conftest.py as a
-plugin, so each fixture here has one instance per session however many modules use it).
+127.0.0.1, and headless Chromium for the tests that read them (loaded by conftest.py as a plugin,
+so each fixture here has one instance per scope however many modules use it).
 
 Chromium must be the system one (/usr/bin/chromium, or $CHROMIUM): Playwright's own browser
 download does not work here. Without it the browser tests skip, except under CI, where they fail.
@@ -73,9 +73,10 @@ def base(browser_site: Path) -> Iterator[str]:
     httpd.server_close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium, headless, driven by Playwright."""
+    """Debian's Chromium, headless, driven by Playwright: one per module, because Playwright's
+    sync API keeps an event loop running while it is open (asyncio.run() in a later test would fail)."""
     if not Path(CHROMIUM).exists():
         reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
         if os.environ.get("CI"):

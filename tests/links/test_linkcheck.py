@@ -141,6 +141,7 @@ def server() -> Iterator[str]:
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
+    httpd.server_close()
 
 
 FAST = CheckerOptions(read_timeout=1.0, connect_timeout=1.0, total_timeout=8.0, backoff=0.05, max_retry_after=2.0)

@@ -426,7 +426,8 @@ HOLD_A_TEMPORARY = (
 def _holder(target: Path) -> tuple[subprocess.Popen[str], Path]:
     proc = subprocess.Popen([sys.executable, "-c", HOLD_A_TEMPORARY, str(target)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    return proc, Path(proc.stdout.readline().strip())
+    with proc.stdout:  # closed once read: the holder prints its temporary's name and only sleeps
+        return proc, Path(proc.stdout.readline().strip())
 
 
 def test_only_temporaries_of_dead_writers_are_removed(tmp_path: Path) -> None:
