@@ -140,6 +140,7 @@ bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only wh
 	$(BIN)/python bench/build.py
 	$(BIN)/python bench/check.py
 	$(BIN)/python bench/byline.py
+	$(BIN)/python bench/hostile.py
 	$(BIN)/python bench/serve.py
 	PYTHONPATH=src:. $(PYTHON) bench/verify.py || test $$? -eq 3
 	$(BIN)/python bench/report.py

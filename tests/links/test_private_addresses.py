@@ -100,7 +100,7 @@ def test_a_name_that_resolves_inside_is_not_connected_to(monkeypatch: pytest.Mon
     with serving("127.0.0.1", Ok) as port:
         assert not answers("localhost", port, time.monotonic() + 5), "the offline probe knocked on it"
         monkeypatch.setenv(LOCAL_ENV, "127.0.0.1/32")
-        assert answers("127.0.0.1", port, time.monotonic() + 5)
+        assert answers("127.0.0.1", port, time.monotonic() + 60)  # the deadline only ends a hang
 
 
 @pytest.mark.parametrize(
