@@ -15,7 +15,7 @@ BUILDER ?= mkdocs
 PIP     := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build render check new export test lint schema verify links byline collect bench bench-tools bench-links clean
+.PHONY: help venv serve build render check new export test test-fast lint schema verify links byline collect bench bench-tools bench-links clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -77,8 +77,13 @@ export: export CUDAGLOSS_TERMS := $(value TERMS)
 export: $(AUTHOR) ## write the whole glossary as export/llms-full.txt (Markdown), export/llms.txt and export/glossary.json (the site publishes the same)
 	$(BIN)/cudagloss export "$$CUDAGLOSS_TERMS" --out export
 
-test: $(STAMP) ## run the test suite
+test: $(STAMP) ## run the test suite, every tier (what CI runs)
 	$(BIN)/python -m pytest
+
+# The slow and special tiers are pytest markers (pyproject.toml, tests/tiers.py); the edit loop skips them.
+FAST := not (browser or builders or servers or slurm or netns or installs or processes)
+test-fast: $(STAMP) ## the edit loop: the tests of no slow tier (no Chromium, site build, server wait, Slurm, namespace, install or child process), under a minute
+	$(BIN)/python -m pytest -m "$(FAST)"
 
 lint: $(STAMP) ## ruff and mypy
 	$(BIN)/ruff check src tests site_hooks verifier bench fleet
@@ -135,6 +140,7 @@ bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only wh
 	$(BIN)/python bench/build.py
 	$(BIN)/python bench/check.py
 	$(BIN)/python bench/byline.py
+	$(BIN)/python bench/hostile.py
 	$(BIN)/python bench/serve.py
 	PYTHONPATH=src:. $(PYTHON) bench/verify.py || test $$? -eq 3
 	$(BIN)/python bench/report.py

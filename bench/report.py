@@ -17,7 +17,7 @@ from common import RESULTS, ROOT
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.files.inside import refuse_links
 
-ORDER = ["build", "check", "serve", "links", "verify", "byline"]
+ORDER = ["build", "check", "serve", "links", "verify", "byline", "hostile"]
 
 
 README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"

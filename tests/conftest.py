@@ -25,6 +25,8 @@ os.environ["CUDAGLOSS_LOCAL_SOURCES"] = "127.0.0.1/32"
 (cudagloss.model.addresses); every other private address stays refused, and the tests of the
 rule itself clear it."""
 atexit.register(shutil.rmtree, CHECK_CACHE, True)
+pytest_plugins = ["browsing"]
+"""The repository's site, its server and Chromium, one of each per session (tests/browsing.py)."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -79,3 +81,15 @@ def make_copy(tmp_path: Path) -> tuple[Path, list[str]]:
     shutil.copy(ROOT / "terms" / "ptx.yaml", root / "terms")
     installed = [f"-o{stamp}" for stamp in (".venv/.installed", ".venv/.installed-author")]  # never install here
     return root, ["make", "--no-print-directory", *installed, f"BIN={Path(sys.executable).parent}"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Before `-m` chooses: every test that reaches a tier's machinery carries its marker."""
+    from tiers import sort
+
+    problems = sort(items)
+    if problems:
+        raise pytest.UsageError(
+            "these tests reach a tier without its marker (tests/tiers.py):\n  " + "\n  ".join(problems)
+        )

@@ -3,11 +3,14 @@
 http.server cannot send a malformed status line, a NUL in a header or a body that lies about
 its encoding, so each route here is a script writing bytes to the socket itself. Every request
 head is recorded, raw, so a test can assert what the checker sent (no Authorization, no
-Cookie, no user name). One request per connection; every script stops within SCRIPT_LIMIT_S.
+Cookie, no user name), and so is each path whose script ended because the checker hung up (a
+test waits for that instead of timing the checker). One request per connection; every script
+stops within SCRIPT_LIMIT_S.
 """
 
 from __future__ import annotations
 
+import select
 import socket
 import threading
 import time
@@ -16,6 +19,8 @@ from dataclasses import dataclass
 
 SCRIPT_LIMIT_S = 20.0
 """No script keeps a thread alive longer than this, whatever the client does."""
+NO_HEAD = "(no request head)"
+"""What hung_up records for a connection closed before its request head was whole."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +78,11 @@ def trickle(prefix: bytes, unit: bytes, every_s: float = 0.05) -> Script:
 
 
 def silent(request: Request, conn: socket.socket) -> None:
-    """Read the request, answer nothing, hold the connection."""
-    time.sleep(SCRIPT_LIMIT_S)
+    """Read the request, answer nothing, hold the connection until the client hangs up."""
+    end = time.monotonic() + SCRIPT_LIMIT_S
+    while time.monotonic() < end:
+        if select.select([conn], [], [], 0.05)[0] and not conn.recv(4096):
+            raise ConnectionAbortedError("the client hung up")
 
 
 class HostileServer:
@@ -84,6 +92,8 @@ class HostileServer:
     def __init__(self, routes: Mapping[str, Script]) -> None:
         self.routes = dict(routes)
         self.requests: list[Request] = []
+        self.hung_up: list[str] = []
+        """The path of each request whose script ended because the client went away."""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._sock = socket.create_server(("127.0.0.1", 0), backlog=128)
@@ -101,6 +111,17 @@ class HostileServer:
         with self._lock:
             return [r for r in self.requests if r.path == path]
 
+    def wait_hung_up(self, paths: set[str], within_s: float = 60.0) -> set[str]:
+        """Wait until the client has hung up on a request of each path (a script notices at its
+        next read or write); the paths it has not hung up on when within_s runs out."""
+        end = time.monotonic() + within_s
+        while True:
+            with self._lock:
+                left = paths - set(self.hung_up)
+            if not left or time.monotonic() > end:
+                return left
+            time.sleep(0.02)
+
     def _accept(self) -> None:
         with self._sock:
             while not self._stop.is_set():
@@ -111,13 +132,16 @@ class HostileServer:
                 threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
+        request: Request | None = None
         with conn:
             try:
                 conn.settimeout(SCRIPT_LIMIT_S)
                 head = b""
                 while b"\r\n\r\n" not in head and len(head) < 65536:
                     got = conn.recv(4096)
-                    if not got:
+                    if not got:  # the client went away before its request was whole
+                        with self._lock:
+                            self.hung_up.append(NO_HEAD)
                         return
                     head += got
                 head = head.split(b"\r\n\r\n", 1)[0]
@@ -129,4 +153,6 @@ class HostileServer:
                 script = self.routes.get(path, raw(response(404)))
                 script(request, conn)
             except OSError:  # the checker hung up (as it should, on a trickle or a bomb)
-                pass
+                if request is not None:
+                    with self._lock:
+                        self.hung_up.append(request.path)

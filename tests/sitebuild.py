@@ -12,6 +12,7 @@ from pathlib import Path
 from conftest import FIXTURES, ROOT
 
 MKDOCS = [sys.executable, "-m", "mkdocs"]
+ZENSICAL = [sys.executable, "-m", "zensical"]
 
 
 def build(config: Path, site: Path, **env: str) -> subprocess.CompletedProcess[str]:

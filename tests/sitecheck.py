@@ -62,10 +62,16 @@ def broken_links(site: Path) -> list[str]:
     """'page -> href' for each internal link whose file or anchor does not exist."""
     problems = []
     cache: dict[Path, PageLinks] = {}
+
+    def parsed(path: Path) -> PageLinks:  # each page parsed once (setdefault would parse it on every call)
+        if path not in cache:
+            cache[path] = parse(path)
+        return cache[path]
+
     for page in sorted(site.rglob("*.html")):
         if page.name == "404.html":  # served at any depth, so its links are absolute by design
             continue
-        links = cache.setdefault(page, parse(page))
+        links = parsed(page)
         for href in links.hrefs:
             found = internal_target(site, page, href)
             if found is None:
@@ -74,7 +80,7 @@ def broken_links(site: Path) -> list[str]:
             if not target.exists():
                 problems.append(f"{page.relative_to(site)} -> {href}")
             elif fragment and target.suffix == ".html":
-                ids = cache.setdefault(target, parse(target)).ids
+                ids = parsed(target).ids
                 if fragment not in ids:
                     problems.append(f"{page.relative_to(site)} -> {href} (no anchor)")
     return problems

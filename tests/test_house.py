@@ -242,3 +242,68 @@ def test_the_render_stage_keeps_its_memory_in_one_owner() -> None:
             if made in MEMORY_TYPES and made not in MEMORY_OWNERS.get(module, set()):
                 found.append(f"{module}:{node.lineno}: {made}()")
     assert not found, "render memory outside cudagloss.site.state:\n" + "\n".join(found)
+
+
+_PLANTED = """
+import subprocess
+
+import pytest
+from sitebuild import build
+
+
+def _helper(path):
+    return build(path / "mkdocs.yml", path / "site")
+
+
+@pytest.fixture
+def built(tmp_path):
+    return _helper(tmp_path)
+
+
+def test_builds_through_a_fixture(built):
+    pass
+
+
+def test_builds_through_a_helper(tmp_path):
+    _helper(tmp_path)
+
+
+@pytest.mark.builders
+def test_marked(tmp_path):
+    _helper(tmp_path)
+
+
+def test_starts_a_program():
+    subprocess.run(["true"], check=True)
+
+
+def test_in_process():
+    assert True
+"""
+
+
+def _collect(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """pytest collecting folder/test_planted.py under the suite's conftest.py and configuration."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
+    command = [sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(folder)]
+    command += ["-p", "conftest", "-p", "no:cacheprovider", "--collect-only", *args, str(folder)]
+    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False, timeout=120)
+
+
+def test_a_test_that_reaches_a_tier_without_its_marker_stops_the_run(tmp_path: Path) -> None:
+    """tests/tiers.py as conftest.py runs it at collection: a site build reached through a fixture or
+    a helper, unmarked, names the test and its marker; a child process puts on `processes`."""
+    (tmp_path / "test_planted.py").write_text(_PLANTED, encoding="utf-8")
+    refused = _collect(tmp_path)
+    assert refused.returncode == 4, refused.stdout + refused.stderr  # pytest's usage error: nothing ran
+    listed = refused.stderr.split("without its marker", 1)[-1]
+    assert "test_builds_through_a_fixture: @pytest.mark.builders" in listed
+    assert "test_builds_through_a_helper: @pytest.mark.builders" in listed
+    assert "test_marked" not in listed and "test_starts_a_program" not in listed
+    planted = _PLANTED.replace("def test_builds_through", "@pytest.mark.builders\ndef test_builds_through")
+    (tmp_path / "test_planted.py").write_text(planted, encoding="utf-8")
+    fast = _collect(tmp_path, "-m", "not (builders or processes)")
+    assert fast.returncode == 0, fast.stdout + fast.stderr
+    assert [line for line in fast.stdout.splitlines() if "::" in line] == ["test_planted.py::test_in_process"]
+    started = _collect(tmp_path, "-m", "processes")
+    assert "test_planted.py::test_starts_a_program" in started.stdout and "test_in_process" not in started.stdout

@@ -81,6 +81,7 @@ def test_a_claim_that_fails_on_one_node_is_an_error_naming_that_node_and_its_val
     assert "64" in errors[0] and "node-a" not in errors[0]
 
 
+@pytest.mark.builders
 def test_the_site_build_refuses_a_claim_that_fails_on_one_node(glossary: Path, tmp_path: Path) -> None:
     add_claims(glossary, claims(("A warp is the same size on every GPU measured", "warp-size.warp_size == 32")))
     done = build(fixture_config(tmp_path, glossary / "terms", glossary / "measurements"), tmp_path / "site")
@@ -106,6 +107,7 @@ def test_the_exported_glossary_lists_each_claim_with_its_nodes(glossary: Path, t
     ) in text
 
 
+@pytest.mark.builders
 def test_a_claim_that_holds_on_every_node_is_shown_with_each_node_and_its_values(
     glossary: Path, tmp_path: Path
 ) -> None:
@@ -132,6 +134,7 @@ def test_a_claim_that_holds_on_every_node_is_shown_with_each_node_and_its_values
     assert "Does not hold" not in text and "Not verified" not in text
 
 
+@pytest.mark.builders
 def test_a_claim_over_values_nobody_measured_is_unverified_never_passed(glossary: Path, tmp_path: Path) -> None:
     for node in ("node-a", "node-b"):  # each node's last run failed: the experiment exists, unmeasured
         path = glossary / "measurements" / "warp-size" / f"{node}.json"

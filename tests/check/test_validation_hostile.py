@@ -12,7 +12,6 @@ import os
 import random
 import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -143,7 +142,7 @@ def test_legitimate_non_latin_text_passes(tmp_path: Path) -> None:
     assert check(tmp_path, {"a.yaml": term("Greek letters", extra, body=body)}) == []
 
 
-def test_look_alike_check_is_bucketed_and_fast_at_5000_terms() -> None:
+def test_look_alike_check_finds_the_one_disguised_name_among_5000_terms() -> None:
     terms = [
         LoadedTerm(
             slug=f"t{i}",
@@ -159,9 +158,7 @@ def test_look_alike_check_is_bucketed_and_fast_at_5000_terms() -> None:
             "evil", "terms/evil.yaml", Path("evil.yaml"), Term("Кеrnеl 7", "?", "A.", "basics", "B."), Positions()
         )
     )
-    start = time.perf_counter()
-    found = list(name_diagnostics([entry_of(t) for t in terms]))
-    assert time.perf_counter() - start < 2.0
+    found = list(name_diagnostics([entry_of(t) for t in terms]))  # bench/hostile.py times this
     assert [d.message for d in found] == ["name: 'Кеrnеl 7' looks like 'Kernel 7' of terms/t7.yaml (name)"]
 
 
@@ -332,9 +329,7 @@ def test_deep_nesting_is_a_diagnostic_not_a_recursion_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, libyaml: bool
 ) -> None:
     monkeypatch.setattr(yaml, "__with_libyaml__", libyaml and yaml.__with_libyaml__)
-    start = time.perf_counter()
     found = check(tmp_path, {"a.yaml": term("Deep", text)})
-    assert time.perf_counter() - start < 5
     assert len(found) == 1 and found[0].startswith("terms/a.yaml:") and "nested more than 32 levels deep" in found[0]
     line, col = map(int, found[0].split(":")[1:3])
     assert line >= 8 and col >= 1
@@ -354,9 +349,7 @@ def test_a_billion_laughs_is_refused_quickly(tmp_path: Path) -> None:
     lol = "aliases: &a0 [lol, lol]\n" + "".join(
         f"error_strings{i}: &a{i} [*a{i - 1}, *a{i - 1}]\n" for i in range(1, 9)
     )
-    start = time.perf_counter()
-    found = check(tmp_path, {"a.yaml": term("Laughs", lol)})
-    assert time.perf_counter() - start < 2
+    found = check(tmp_path, {"a.yaml": term("Laughs", lol)})  # refused at the first alias, never expanded
     assert found[0] == "terms/a.yaml:9:22: alias '*a0' is not allowed"
 
 
@@ -769,8 +762,6 @@ def test_the_check_command_reports_every_hostile_file_without_a_traceback(tmp_pa
     assert run.stderr.strip().endswith("5 errors found"), run.stderr
 
 
-def test_scan_text_is_fast_on_a_large_non_ascii_file() -> None:
+def test_scan_text_passes_a_large_non_ascii_file() -> None:
     text = ("Москва and 東京 and naïve μs " * 8_000) + "\n"
-    start = time.perf_counter()
-    assert scan_text("f", text) == []
-    assert time.perf_counter() - start < 2
+    assert scan_text("f", text) == []  # bench/hostile.py times this

@@ -70,6 +70,7 @@ def test_new_reports_an_unknown_section_with_a_suggestion(glossary: Path) -> Non
     assert "hint: sections: compilation, instruction-sets, errors" in run.stderr
 
 
+@pytest.mark.builders
 def test_a_new_term_appears_in_the_built_site(glossary: Path, tmp_path: Path) -> None:
     assert cudagloss(glossary, "new", "Instruction cache").returncode == 0
     site = tmp_path / "site"
@@ -101,6 +102,7 @@ def _git(repo: Path, *args: str) -> None:
     )
 
 
+@pytest.mark.installs
 def test_the_pre_commit_hook_passes_good_terms_and_fails_a_broken_one(glossary: Path, tmp_path: Path) -> None:
     """The real pre-commit, installing this repository's hook into its own environment."""
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}

@@ -37,7 +37,8 @@ def test_a_reader_leaving_while_the_report_prints_is_no_traceback() -> None:
     )
     assert run.stdout is not None and run.stderr is not None
     run.stdout.close()  # the reader is gone before a line is printed
-    err = run.stderr.read()
+    with run.stderr:
+        err = run.stderr.read()
     assert run.wait(timeout=120) == 1, err  # the mistakes still fail the command
     assert "Traceback" not in err
 

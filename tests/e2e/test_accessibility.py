@@ -3,7 +3,7 @@ both palettes, and what axe cannot see: a definition shown on hover is shown on 
 focus too and reached by one tap on a touch screen, and a results table keeps its ids whole
 and scrolls from the keyboard.
 
-The site, its server and the browser are test_browser.py's (the same build, the same flags).
+The site, its server and the browser are the session's (tests/browsing.py), as test_browser.py's.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from typing import Any
 
 import axe
 import pytest
-from test_browser import Reader, base, browser, site  # noqa: F401 (fixtures)
+from test_browser import Reader
+
+pytestmark = [pytest.mark.browser, pytest.mark.builders]
 
 PAGES = {
     "home": "",
@@ -64,7 +66,7 @@ def _tab_to(page: Any, target: Any) -> None:
 
 @pytest.mark.parametrize("palette", PALETTES)
 @pytest.mark.parametrize("kind", PAGES)
-def test_axe_finds_no_wcag_a_or_aa_violation(browser: Any, base: str, kind: str, palette: str) -> None:  # noqa: F811
+def test_axe_finds_no_wcag_a_or_aa_violation(browser: Any, base: str, kind: str, palette: str) -> None:
     with _visit(browser, base, color_scheme=palette) as reader:
         page = reader.open(PAGES[kind])
         assert page.evaluate("document.body.dataset.mdColorScheme") == PALETTES[palette]
@@ -76,7 +78,7 @@ def test_axe_finds_no_wcag_a_or_aa_violation(browser: Any, base: str, kind: str,
         assert reader.problems == []
 
 
-def test_a_definition_shown_on_hover_is_shown_on_keyboard_focus(browser: Any, base: str) -> None:  # noqa: F811
+def test_a_definition_shown_on_hover_is_shown_on_keyboard_focus(browser: Any, base: str) -> None:
     with _visit(browser, base) as reader:
         page = reader.open("terms/jit-compilation/")
         link = page.locator("article p a[href='../sass/']").first
@@ -92,7 +94,7 @@ def test_a_definition_shown_on_hover_is_shown_on_keyboard_focus(browser: Any, ba
         assert reader.problems == []
 
 
-def test_on_a_touch_screen_one_tap_reaches_the_definition(browser: Any, base: str) -> None:  # noqa: F811
+def test_on_a_touch_screen_one_tap_reaches_the_definition(browser: Any, base: str) -> None:
     """A touch screen has no hover: the definition a link shows on hover opens its page, first."""
     with _visit(browser, base, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True) as reader:
         page = reader.open("terms/jit-compilation/")
@@ -104,7 +106,7 @@ def test_on_a_touch_screen_one_tap_reaches_the_definition(browser: Any, base: st
         assert reader.problems == []
 
 
-def test_a_results_table_keeps_ids_whole_and_scrolls_from_the_keyboard(browser: Any, base: str) -> None:  # noqa: F811
+def test_a_results_table_keeps_ids_whole_and_scrolls_from_the_keyboard(browser: Any, base: str) -> None:
     """On a phone-sized screen (or a page zoomed to 400%) the results table scrolls sideways:
     a result's id and dates stay on one line, and a keyboard reaches what is off screen."""
     with _visit(browser, base, viewport={"width": 360, "height": 740}) as reader:

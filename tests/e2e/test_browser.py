@@ -5,19 +5,15 @@ The site is built from the repository's terms with `mkdocs build --strict`, serv
 search box, a term page's links and tooltips, both palettes, a phone-sized screen, and
 every page's console and requests. Screenshots go to test-artifacts/ (or $TEST_ARTIFACTS).
 
-Chromium must be the system one (/usr/bin/chromium, or $CHROMIUM): Playwright's own browser
-download does not work here. Without it the tests skip, except under CI, where they fail.
+The site, its server and the browser are one per session (tests/browsing.py): without
+Debian's Chromium these tests skip, except under CI, where they fail.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-import shutil
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -26,58 +22,11 @@ import pytest
 
 from conftest import ROOT
 from cudagloss.model.project import Project
-from sitebuild import REPO_TERMS, build
+from sitebuild import REPO_TERMS
 
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = [pytest.mark.browser, pytest.mark.builders]
+
 ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", ROOT / "test-artifacts"))
-# What the machine's closed network needs: no background connections, no sandbox as root.
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-if not Path(CHROMIUM).exists():
-    reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    if os.environ.get("CI"):
-        raise RuntimeError(reason)
-    pytest.skip(reason, allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site = tmp_path_factory.mktemp("browser") / "site"
-    run = build(ROOT / "mkdocs.yml", site)
-    assert run.returncode == 0, run.stderr
-    return site
-
-
-@pytest.fixture(scope="module")
-def base(site: Path) -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
 
 
 class Reader:
@@ -86,7 +35,7 @@ class Reader:
     def __init__(self, page: Any, base: str) -> None:
         self.page, self.base = page, base
         self.problems: list[str] = []
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(30_000)  # bounds a hang, never a slow machine
         page.on("console", self._console)
         page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
         page.on("requestfailed", self._failed)
@@ -151,22 +100,17 @@ def test_home_lists_every_term_a_to_z_with_its_definition_and_the_sections(reade
 
 
 def _search(page: Any, query: str) -> list[str]:
-    """The result links Material's search shows for a query typed into the search box."""
+    """The result links Material's search shows for a query put into the search box.
+
+    The query goes in whole (one input event, so one question to the search worker and one
+    answer): typed letter by letter, each prefix's answer arrives in turn, and no wait of any
+    length tells the last one from a slow one."""
     box = page.locator("input[data-md-component='search-query']")
     box.click()
-    box.fill("")
-    box.press_sequentially(query, delay=5)
+    box.fill(query)
     page.locator(".md-search-result__item > a").first.wait_for(state="visible")
-    # Results render in batches, and the last letters' answers come after the first ones':
-    # read them once three reads in a row agree.
     read = "[...document.querySelectorAll('.md-search-result__item > a')].map(a => a.getAttribute('href'))"
-    reads: list[list[str]] = [[]]
-    for _ in range(40):
-        page.wait_for_timeout(150)
-        reads.append(page.evaluate(read))
-        if reads[-1] == reads[-2] == reads[-3]:
-            break
-    return [urlsplit(href).path for href in reads[-1]]
+    return [urlsplit(href).path for href in page.evaluate(read)]
 
 
 @pytest.mark.parametrize(
@@ -347,11 +291,11 @@ def _site_pages(site: Path) -> list[str]:
     return sorted(p.parent.relative_to(site).as_posix() + "/" for p in site.rglob("index.html"))
 
 
-def test_a_phone_sized_screen_has_no_horizontal_scroll(browser: Any, base: str, site: Path) -> None:
+def test_a_phone_sized_screen_has_no_horizontal_scroll(browser: Any, base: str, browser_site: Path) -> None:
     context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2, is_mobile=True)
     reader = Reader(context.new_page(), base)
     wide = []
-    for path in _site_pages(site):
+    for path in _site_pages(browser_site):
         page = reader.open("" if path == "./" else path)
         width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         if width[0] > width[1]:
@@ -364,8 +308,10 @@ def test_a_phone_sized_screen_has_no_horizontal_scroll(browser: Any, base: str, 
     assert reader.problems == []
 
 
-def test_no_page_has_a_console_error_a_broken_internal_link_or_a_missing_asset(reader: Reader, site: Path) -> None:
-    pages = _site_pages(site)
+def test_no_page_has_a_console_error_a_broken_internal_link_or_a_missing_asset(
+    reader: Reader, browser_site: Path
+) -> None:
+    pages = _site_pages(browser_site)
     assert len(pages) >= len(REPO_TERMS) + 5
     broken: list[str] = []
     for path in pages:
@@ -375,7 +321,7 @@ def test_no_page_has_a_console_error_a_broken_internal_link_or_a_missing_asset(r
             parts = urlsplit(href)
             if not href.startswith(reader.base):
                 continue
-            local = site / parts.path.lstrip("/")
+            local = browser_site / parts.path.lstrip("/")
             if not (local.is_file() or (local / "index.html").is_file()):
                 broken.append(f"{path}: {href}")
             elif parts.fragment and (local / "index.html").is_file():

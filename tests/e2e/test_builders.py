@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,7 +18,9 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from conftest import ROOT, cudagloss
-from sitebuild import MKDOCS
+from sitebuild import MKDOCS, ZENSICAL
+
+pytestmark = pytest.mark.builders
 
 SITE_URL = "https://glossary.example/"
 REPO_URL = "https://github.com/example/cuda-glossary"
@@ -108,7 +109,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     assert mkdocs.returncode == 0, mkdocs.stderr
     zensical = subprocess.run(
-        [sys.executable, "-m", "zensical", "build", "--strict", "--clean"],
+        [*ZENSICAL, "build", "--strict", "--clean"],
         cwd=tree,
         capture_output=True,
         text=True,

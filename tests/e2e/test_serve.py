@@ -93,6 +93,8 @@ def _search_index(base: str) -> dict[str, list[str]]:
     return entries
 
 
+@pytest.mark.servers
+@pytest.mark.builders
 def test_serve_picks_up_edits_to_terms_templates_and_measurements(served: tuple[Path, str]) -> None:
     root, base = served
     page = base + "terms/nvrtc/"
@@ -119,6 +121,8 @@ def test_serve_picks_up_edits_to_terms_templates_and_measurements(served: tuple[
     _wait_for(lambda text: "987 ms" in text, base + "terms/jit-compilation/")
 
 
+@pytest.mark.servers
+@pytest.mark.builders
 def test_serve_recovers_from_a_broken_term_with_every_page_and_search_entry(served: tuple[Path, str]) -> None:
     root, base = served
     index_before = _search_index(base)

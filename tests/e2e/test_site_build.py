@@ -1,4 +1,7 @@
-"""The real `mkdocs build --strict` on the repository's terms and on the fixture corpus."""
+"""The real `mkdocs build --strict` on the repository's terms and on the fixture corpus.
+
+The repository's site is the session's (tests/browsing.py: repo_site), built once for every test
+that reads it."""
 
 from __future__ import annotations
 
@@ -14,16 +17,9 @@ from conftest import FIXTURES, ROOT, cudagloss
 from sitebuild import REPO_TERMS, build, fixture_config
 from sitecheck import broken_links, internal_target, parse
 
+pytestmark = pytest.mark.builders
+
 SECTION_IDS = ["measured", "related-terms", "where-you-meet-this", "sources", "byline"]
-
-
-@pytest.fixture(scope="module")
-def repo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site = tmp_path_factory.mktemp("repo") / "site"
-    run = build(ROOT / "mkdocs.yml", site, GLOSSARY_REPO_URL="https://github.com/example/glossary")
-    assert run.returncode == 0, run.stderr
-    assert "WARNING" not in run.stderr
-    return site
 
 
 @pytest.fixture(scope="module")

@@ -88,6 +88,7 @@ def _text(page: Path) -> str:
     return re.sub(r"<[^>]+>", "", html[html.index("<article") : html.index("</article>")])
 
 
+@pytest.mark.builders
 @pytest.mark.parametrize("slug", sorted(ALLOWED))
 def test_allowed_numbers_build_and_reach_the_page_as_text(allowed_site: Path, slug: str) -> None:
     text = _text(allowed_site / "terms" / slug / "index.html")
@@ -95,6 +96,7 @@ def test_allowed_numbers_build_and_reach_the_page_as_text(allowed_site: Path, sl
         assert words in text, (slug, words)
 
 
+@pytest.mark.builders
 def test_typed_numbers_stop_the_build_each_at_its_place(typed_glossary: Path, typed_build: Run) -> None:
     assert typed_build.returncode != 0
     assert "Traceback" not in typed_build.stderr
@@ -104,6 +106,7 @@ def test_typed_numbers_stop_the_build_each_at_its_place(typed_glossary: Path, ty
     assert not (typed_glossary / "site" / "terms").exists()
 
 
+@pytest.mark.builders
 def test_a_fact_for_one_term_is_refused_in_another(typed_build: Run) -> None:
     """_facts.yml lists '32 threads' for warp-model and 'compute capability 9.0' for
     target-names: both pages type them freely, typed-gpu.yaml may not."""

@@ -103,6 +103,7 @@ def _wait(slurm: slurmnode.SlurmNode, jobs: list[str], timeout: float = 60) -> N
     pytest.fail(f"jobs {jobs} still queued after {timeout} s: {out.stdout}\n{slurm.logs()}")
 
 
+@pytest.mark.slurm
 def test_array_runs_each_task_in_its_partition_and_collect_merges(slurm: slurmnode.SlurmNode, tmp_path: Path) -> None:
     shared, merged = tmp_path / "shared", tmp_path / "merged"
     merged.mkdir()
@@ -152,6 +153,7 @@ def test_array_runs_each_task_in_its_partition_and_collect_merges(slurm: slurmno
     print(f"submit to merged: {time.monotonic() - started:.1f} s")
 
 
+@pytest.mark.slurm
 def test_a_task_that_cannot_be_placed_cancels_the_held_array(slurm: slurmnode.SlurmNode, tmp_path: Path) -> None:
     submitted = _submit(slurm, tmp_path, "a debug -;b no-such-partition -")
     assert submitted.returncode != 0
@@ -163,6 +165,7 @@ def test_a_task_that_cannot_be_placed_cancels_the_held_array(slurm: slurmnode.Sl
     assert not [line for line in queued.splitlines() if "cudaglos" in line], queued
 
 
+@pytest.mark.slurm
 def test_a_gpu_request_the_cluster_cannot_meet_submits_nothing(slurm: slurmnode.SlurmNode, tmp_path: Path) -> None:
     submitted = _submit(slurm, tmp_path, "a debug -", CUDAGLOSS_SLURM_GRES="gpu:1")  # this cluster has no GPUs
     assert submitted.returncode == 2, submitted

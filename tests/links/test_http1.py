@@ -179,6 +179,7 @@ def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"https://127.0.0.1:{httpd.server_address[1]}", cert
     httpd.shutdown()
+    httpd.server_close()
 
 
 def test_a_certificate_no_authority_signed_is_refused(tls_server: tuple[str, Path]) -> None:

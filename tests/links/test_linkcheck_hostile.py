@@ -9,20 +9,23 @@ what reaches the wire (no credential on any hop).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import importlib
 import random
 import socket
 import struct
-import time
 import tracemalloc
 import zlib
 from collections.abc import Iterator
 from functools import cache
+from typing import Any
 
 import pytest
 
 pytest.importorskip("idna")
 
 from cudagloss.errors import shown
+from cudagloss.links import wire
 from cudagloss.links.checker import CheckerOptions, LinkChecker, check_urls
 from cudagloss.links.http1 import Pool
 from cudagloss.links.status import LinkResult, LinkStatus
@@ -35,7 +38,7 @@ from cudagloss.links.wire import (
     retry_after,
 )
 from cudagloss.model.urls import url_problem
-from hostile_http import HostileServer, Request, Script, page, raw, response, silent, trickle
+from hostile_http import NO_HEAD, HostileServer, Request, Script, page, raw, response, silent, trickle
 
 OK, REDIRECTED, BROKEN, INVALID, TIMEOUT, RATE_LIMITED = (
     LinkStatus.OK,
@@ -56,6 +59,10 @@ HOSTILE = CheckerOptions(
     max_retry_after=0.5,
     max_body=16384,
 )
+"""For servers that never finish: the total time per URL is what ends them, however slow the machine."""
+PATIENT = dataclasses.replace(HOSTILE, connect_timeout=60.0, read_timeout=60.0, total_timeout=120.0)
+"""For servers that do finish (or fail) on their own: timeouts that only end a hang, so that a slow
+machine cannot turn a verdict into a timeout."""
 HTML = {"Content-Type": "text/html"}
 
 
@@ -203,20 +210,24 @@ def hostile() -> Iterator[HostileServer]:
         yield server
 
 
+re_parser: Any = importlib.import_module("re._parser")  # the standard library's regex parser (no stub)
+NEVER_ENDING = {name for name, (_, verdicts) in CORPUS.items() if verdicts == {TIMEOUT}}
+
+
 @pytest.fixture(scope="module")
-def corpus_run(hostile: HostileServer) -> tuple[dict[str, LinkResult], float]:
-    """The whole corpus in one run, with good URLs among the hostile ones."""
-    urls = [f"{hostile.url}/{name}" for name in CORPUS] + [f"{hostile.url}/good", f"{hostile.url}/record"]
-    started = time.monotonic()
-    results = check_urls(urls, HOSTILE)
-    return results, time.monotonic() - started
+def corpus_run(hostile: HostileServer) -> dict[str, LinkResult]:
+    """The corpus in two runs: the servers that end, with good URLs among them, under timeouts that
+    only end a hang; the servers that never end under HOSTILE's short ones."""
+    ending = [f"{hostile.url}/{name}" for name in CORPUS if name not in NEVER_ENDING]
+    results = check_urls([*ending, f"{hostile.url}/good", f"{hostile.url}/record"], PATIENT)
+    return {**results, **check_urls([f"{hostile.url}/{name}" for name in sorted(NEVER_ENDING)], HOSTILE)}
 
 
 @pytest.mark.parametrize("name", list(CORPUS))
 def test_each_hostile_server_is_its_own_urls_result(
-    corpus_run: tuple[dict[str, LinkResult], float], hostile: HostileServer, name: str
+    corpus_run: dict[str, LinkResult], hostile: HostileServer, name: str
 ) -> None:
-    r = corpus_run[0][f"{hostile.url}/{name}"]
+    r = corpus_run[f"{hostile.url}/{name}"]
     assert r.status in CORPUS[name][1], (r.status, r.detail)
     assert r.detail.isprintable() and len(r.detail) <= 200, r.detail  # no server byte drives the terminal
     assert all(hop.location.isprintable() and len(hop.location) <= 200 for hop in r.chain)
@@ -226,12 +237,14 @@ def test_each_hostile_server_is_its_own_urls_result(
 
 
 def test_the_run_completes_and_checks_the_good_urls_among_them(
-    corpus_run: tuple[dict[str, LinkResult], float], hostile: HostileServer
+    corpus_run: dict[str, LinkResult], hostile: HostileServer
 ) -> None:
-    results, elapsed = corpus_run
+    results = corpus_run
     assert len(results) == len(CORPUS) + 2
     assert results[f"{hostile.url}/good"].status is OK and results[f"{hostile.url}/record"].status is OK
-    assert elapsed < HOSTILE.total_timeout + 3.0  # a trickle or a silence holds no more than its own URL
+    # A trickle or a silence holds no more than its own URL: the checker hung up on each (a server
+    # left to itself would end its script SCRIPT_LIMIT_S later, the client never having gone).
+    assert hostile.wait_hung_up({f"/{name}" for name in NEVER_ENDING}) == set()
 
 
 def test_no_credential_or_cookie_reaches_any_server(corpus_run: object, hostile: HostileServer) -> None:
@@ -247,7 +260,6 @@ def test_no_credential_or_cookie_reaches_any_server(corpus_run: object, hostile:
 
 def test_a_compression_bomb_stays_within_the_body_cap(hostile: HostileServer) -> None:
     tracemalloc.start()
-    started = time.monotonic()
     try:
         for name in ("gzip-bomb", "gzip-gzip-bomb"):
             r = check_urls([f"{hostile.url}/{name}"], CheckerOptions(max_body=16384, retries=0))
@@ -256,14 +268,14 @@ def test_a_compression_bomb_stays_within_the_body_cap(hostile: HostileServer) ->
     finally:
         tracemalloc.stop()
     assert peak < 8 << 20, f"peak {peak >> 20} MiB while checking a 64 MiB bomb"
-    assert time.monotonic() - started < 5.0
 
 
 def test_a_trickle_is_cut_at_the_total_time_whatever_the_read_timeout(hostile: HostileServer) -> None:
-    options = CheckerOptions(read_timeout=5.0, total_timeout=0.6, retries=0)
-    started = time.monotonic()
+    options = CheckerOptions(read_timeout=60.0, total_timeout=0.6, retries=0)
+    hostile.hung_up.clear()
     r = check_urls([f"{hostile.url}/body-trickle"], options)[f"{hostile.url}/body-trickle"]
-    assert r.status is TIMEOUT and time.monotonic() - started < 2.0
+    assert r.status is TIMEOUT  # a byte every 50 ms never trips the read timeout: the total time did
+    assert hostile.wait_hung_up({"/body-trickle"}) == set()  # and the checker hung up, not the server
 
 
 def test_a_url_that_raises_inside_the_checker_is_a_result_not_a_crash(hostile: HostileServer) -> None:
@@ -461,9 +473,23 @@ def test_an_opaque_body_is_read_but_never_inspected() -> None:
     ],
 )
 def test_the_soft_404_search_is_linear_on_a_hostile_body(hostile_body: bytes) -> None:
-    started = time.monotonic()
-    looks_not_found(hostile_body)
-    assert time.monotonic() - started < 0.5
+    """Linear because every repetition in its patterns has an upper bound (a regex with none can
+    backtrack quadratically on these bodies): read from the patterns, not timed."""
+    assert looks_not_found(hostile_body) is False  # none holds a whole title of at most 1,000 bytes
+    for pattern in (wire._TITLE, wire._NOT_FOUND):
+        assert _unbounded(re_parser.parse(pattern.pattern.decode("latin-1"))) == [], pattern.pattern
+
+
+def _unbounded(parsed: Any) -> list[object]:
+    """Each repetition with no upper bound ('*', '+', '{n,}') in a parsed regular expression."""
+    found: list[object] = []
+    for op, arg in parsed:
+        if op in (re_parser.MAX_REPEAT, re_parser.MIN_REPEAT, re_parser.POSSESSIVE_REPEAT):
+            found += [op] if arg[1] == re_parser.MAXREPEAT else []
+        for part in arg if isinstance(arg, (list, tuple)) else [arg]:
+            for sub in part if isinstance(part, list) else [part]:
+                found += _unbounded(sub) if isinstance(sub, re_parser.SubPattern) else []
+    return found
 
 
 def test_what_a_server_wrote_is_shown_printable_short_and_without_secrets() -> None:
@@ -476,8 +502,10 @@ def test_what_a_server_wrote_is_shown_printable_short_and_without_secrets() -> N
 
 def test_tls_to_a_server_that_never_answers_the_handshake_is_that_urls_result(hostile: HostileServer) -> None:
     # The raw server reads the ClientHello as the start of a request head and waits for the rest.
+    # (Alone: a good URL beside it under HOSTILE's one-second total would race the machine's speed;
+    # the corpus run checks good URLs among hostile ones.)
     url = hostile.url.replace("http://", "https://") + "/tls"
-    started = time.monotonic()
-    results = check_urls([url, f"{hostile.url}/good"], HOSTILE)
-    assert results[url].status in {TIMEOUT, BROKEN} and results[f"{hostile.url}/good"].status is OK
-    assert time.monotonic() - started < HOSTILE.total_timeout + 1.0
+    hostile.hung_up.clear()
+    results = check_urls([url], HOSTILE)
+    assert results[url].status in {TIMEOUT, BROKEN}
+    assert hostile.wait_hung_up({NO_HEAD}) == set()  # the checker gave up on the handshake and hung up

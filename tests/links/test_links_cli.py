@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import pty
 import re
+import select
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,10 +33,14 @@ from localserver import Quiet, running
 TODAY = dt.date.today().isoformat()
 
 
+SLOW = threading.Event()
+"""Set when the test that asks /slow is done with it: until then /slow answers nothing."""
+
+
 class Handler(Quiet):
     def do_HEAD(self) -> None:
         if self.path == "/slow":
-            time.sleep(20)
+            SLOW.wait(120)  # held until released; the bound only ends a thread a failed test left
         self.send_response({"/warps": 200, "/unchecked": 404}.get(self.path, 404))
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", "0")
@@ -135,22 +143,53 @@ def test_byline_last_checked_on_follows_the_oldest_source_stamp(tmp_path: Path) 
 
 
 def test_ctrl_c_keeps_the_stamps_of_checks_that_finished(glossary: Path) -> None:
+    """Ctrl-C once one URL is checked (/warps answers at once; /slow is held until the test ends):
+    its stamp is kept. The run's stderr is a terminal, so it draws its progress line: the test
+    waits until that line says one URL is done, however long that takes, then interrupts."""
     warp = glossary / "terms" / "warp.yaml"
     warp.write_text(warp.read_text().replace("/unchecked", "/slow"))
     before = warp.read_text()
+    terminal, its_end = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cudagloss", "links", "terms", "--timeout", "60"],
+        [sys.executable, "-m", "cudagloss", "links", "terms", "--timeout", "600"],
         cwd=glossary,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=its_end,
         text=True,
     )
-    time.sleep(3)  # /warps answers at once; /slow holds its request for 20 s
-    proc.send_signal(signal.SIGINT)
-    _out, err = proc.communicate(timeout=30)
+    os.close(its_end)
+    shown = b""
+    try:
+        deadline = time.monotonic() + 300  # only a hang comes near it
+        while not re.search(rb"\] 1/2\b", shown):
+            assert proc.poll() is None and time.monotonic() < deadline, shown.decode(errors="replace")
+            if select.select([terminal], [], [], 1)[0]:
+                shown += os.read(terminal, 4096)
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=300)
+        shown += _rest(terminal)
+    finally:
+        SLOW.set()
+        os.close(terminal)
+    err = shown.decode(errors="replace")
     assert proc.returncode == 130, err
     assert "interrupted; stamping the 1 URLs checked so far" in err and "Traceback" not in err
     assert changed_lines(before, warp.read_text()) == [("    checked_on: 2026-09-01", f"    checked_on: {TODAY}")]
+
+
+def _rest(terminal: int) -> bytes:
+    """What is left to read from a pseudo-terminal whose other end has closed."""
+    rest = b""
+    while select.select([terminal], [], [], 0)[0]:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # EIO: the writer is gone and everything was read
+            break
+        if not chunk:
+            break
+        rest += chunk
+    return rest
 
 
 def test_the_quick_look_skips_only_files_the_round_trip_would_leave_alone(tmp_path: Path) -> None:

@@ -5,11 +5,12 @@ RFC 6761, as on a machine with no DNS) and a real slow server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
 import subprocess
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,37 +55,40 @@ OFFLINE_URLS = ("https://docs.example.invalid/a", "https://blog.example.invalid/
 def test_offline_is_exit_4_and_changes_nothing_whatever_the_timeout(tmp_path: Path, timeout: str) -> None:
     terms = committed(tmp_path, *OFFLINE_URLS)
     before = snapshot(terms)
-    started = time.monotonic()
     run = cudagloss(tmp_path, "links", "--timeout", timeout, "terms")
     assert run.returncode == 4, (run.stdout, run.stderr)
     assert run.stderr.count("\n") == 1 and "no network here" in run.stderr, run.stderr
     assert run.stdout == ""
     assert snapshot(terms) == before  # no byline filled, no stamp
-    assert time.monotonic() - started < 15
 
 
 class Sleepy(Ok):
-    """Online but slow: every answer comes after 3 s."""
+    """Online but slow: no answer until the test is done (HELD is set), however long it takes."""
 
     def do_HEAD(self) -> None:
-        time.sleep(3)
-        super().do_HEAD()
+        HELD.wait(120)  # the bound only ends a thread a failed test left
+        with contextlib.suppress(OSError):  # the checker has hung up by then
+            super().do_HEAD()
+
+
+HELD = threading.Event()
 
 
 @pytest.fixture(scope="module")
 def sleepy() -> Iterator[str]:
     with running(Sleepy) as url:
-        yield url
+        try:
+            yield url
+        finally:
+            HELD.set()
 
 
 def test_a_slow_server_online_is_still_a_timeout_verdict(tmp_path: Path, sleepy: str) -> None:
     terms = committed(tmp_path, f"{sleepy}/one", f"{sleepy}/two", "https://gone.example.invalid/x")
-    started = time.monotonic()
     run = cudagloss(tmp_path, "links", "--timeout", "1", "--format", "json", "terms")
     assert run.returncode == 0, run.stderr  # timeouts fail nothing; the .invalid host is one URL among others
     results = {r["url"]: r["result"] for r in json.loads(run.stdout)["results"]}
     assert results[f"{sleepy}/one"] == results[f"{sleepy}/two"] == "timeout"
-    assert time.monotonic() - started < 10
     alpha = (terms / "alpha.yaml").read_text(encoding="utf-8")
     assert "written_by: Ada Author" in alpha and "    checked_on" not in alpha  # online: history fills, no stamp
 
@@ -94,9 +98,7 @@ def test_the_probe_counts_a_refused_connection_as_an_answer() -> None:
         s.bind(("127.0.0.1", 0))
         closed = s.getsockname()[1]
     assert network_answers([f"http://127.0.0.1:{closed}/"], seconds=5)
-    started = time.monotonic()
     assert not network_answers(list(OFFLINE_URLS), seconds=5)
-    assert time.monotonic() - started < 5.5
     assert network_answers([]) and network_answers(["ftp://x.example.invalid/", "javascript:alert(1)"])
 
 

@@ -88,7 +88,7 @@ def test_a_name_that_resolves_inside_is_not_connected_to(monkeypatch: pytest.Mon
     with serving("127.0.0.1", Ok) as port:
         assert not answers("localhost", port, time.monotonic() + 5), "the offline probe knocked on it"
         monkeypatch.setenv(LOCAL_ENV, "127.0.0.1/32")
-        assert answers("127.0.0.1", port, time.monotonic() + 5)
+        assert answers("127.0.0.1", port, time.monotonic() + 60)  # the deadline only ends a hang
 
 
 @pytest.mark.parametrize(
@@ -127,6 +127,7 @@ def test_make_check_refuses_a_source_inside_the_network(tmp_path: Path, host: st
     assert "a source is a public page" in run.stderr and "Traceback" not in run.stderr, run.stderr
 
 
+@pytest.mark.netns
 def test_in_a_private_network_a_public_host_cannot_redirect_the_checker_inside() -> None:
     """The checker as an author runs it (no local allowance), in a network namespace of its own where a
     public address answers: its redirects into loopback (every spelling), the metadata address, a private

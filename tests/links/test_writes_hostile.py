@@ -269,7 +269,7 @@ class _Held(Ok):
 
     def do_HEAD(self) -> None:
         type(self).arrived.set()
-        type(self).release.wait(20)
+        type(self).release.wait(120)  # released by the test; the bound only ends a thread a failed test left
         super().do_HEAD()
 
 
@@ -296,11 +296,11 @@ def test_a_file_broken_while_urls_are_checked_is_reported_and_the_run_goes_on(tm
             text=True,
         )
         try:
-            assert _HeldOnce.arrived.wait(20)
+            assert _HeldOnce.arrived.wait(300)  # a hang, not a slow start, gets near it
             saved = broken.read_text() + "  - title: 'unclosed\n"
             broken.write_text(saved)
             _HeldOnce.release.set()
-            _, err = proc.communicate(timeout=30)
+            _, err = proc.communicate(timeout=300)
         finally:
             _HeldOnce.release.set()
     assert proc.returncode == 0 and "Traceback" not in err, err
@@ -403,11 +403,11 @@ def test_an_edit_saved_while_urls_are_checked_is_kept(tmp_path: Path, server: st
             stderr=subprocess.PIPE,
         )
         try:
-            assert _Held.arrived.wait(20)
+            assert _Held.arrived.wait(300)  # a hang, not a slow start, gets near it
             edited = text.replace("definition: >-", "# the author's new comment\ndefinition: >-")
             path.write_text(edited)
             _Held.release.set()
-            proc.communicate(timeout=30)
+            proc.communicate(timeout=300)
         finally:
             _Held.release.set()
     after = path.read_text()
@@ -426,7 +426,8 @@ HOLD_A_TEMPORARY = (
 def _holder(target: Path) -> tuple[subprocess.Popen[str], Path]:
     proc = subprocess.Popen([sys.executable, "-c", HOLD_A_TEMPORARY, str(target)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    return proc, Path(proc.stdout.readline().strip())
+    with proc.stdout:  # closed once read: the holder prints its temporary's name and only sleeps
+        return proc, Path(proc.stdout.readline().strip())
 
 
 def test_only_temporaries_of_dead_writers_are_removed(tmp_path: Path) -> None:
@@ -513,7 +514,7 @@ def test_kills_at_random_moments_lose_nothing_and_leave_no_temporaries(tmp_path:
             time.sleep(0.001)  # a temporary or a rename changes the folder: the stamping began
         time.sleep(delay)
         proc.send_signal(sig)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=300)
         outcomes[k] = (root, proc.returncode, err)
 
     threads = [threading.Thread(target=trial, args=(k, *plan)) for k, plan in enumerate(plans)]

@@ -26,6 +26,7 @@ def _config_with(tmp_path: Path, option: str, line: str) -> Path:
     return config
 
 
+@pytest.mark.builders
 def test_a_misspelt_option_fails_the_build_and_names_the_option(tmp_path: Path) -> None:
     run = build(_config_with(tmp_path, "terms_dir", f"term_dir: {FIXTURES / 'good'}"), tmp_path / "site")
     assert run.returncode != 0
@@ -34,6 +35,7 @@ def test_a_misspelt_option_fails_the_build_and_names_the_option(tmp_path: Path) 
     assert not (tmp_path / "site" / "terms").exists()
 
 
+@pytest.mark.builders
 def test_an_option_of_the_wrong_type_fails_the_build(tmp_path: Path) -> None:
     run = build(_config_with(tmp_path, "templates_dir", "templates_dir: 3"), tmp_path / "site")
     assert run.returncode != 0

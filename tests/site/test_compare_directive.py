@@ -99,6 +99,7 @@ def test_every_node_reads_as_one_phrase_as_strong_as_the_test_allows(
     assert relation_over(_nodes(*pairs), ("e", "a"), ("e", "b")) == said
 
 
+@pytest.mark.builders
 def test_a_comparison_is_rendered_per_node_with_its_medians_and_test(glossary: Path, tmp_path: Path) -> None:
     with_body(
         glossary,

@@ -35,6 +35,7 @@ def row(page: str, anchor: str) -> list[str]:
     return re.findall(r"<td>(.*?)</td>", found.group(1))
 
 
+@pytest.mark.builders
 def test_the_results_table_says_when_each_value_was_first_measured_and_last_confirmed(page: str) -> None:
     header = "<th>Raw samples (same unit)</th><th>First measured</th><th>Last confirmed</th></tr></thead>"
     assert page.count(header) == 2
@@ -52,6 +53,7 @@ def test_the_results_table_says_when_each_value_was_first_measured_and_last_conf
     assert row(page, "fixture-b-warp_size")[-2:] == ["2026-11-30", "2026-11-30"]
 
 
+@pytest.mark.builders
 def test_a_drifted_run_says_what_changed_under_its_heading_as_text(page: str) -> None:
     a = page[page.index('id="example-gpu-a-on-fixture-a"') : page.index('id="example-gpu-b-on-fixture-b"')]
     admonition = a[a.index('<div class="admonition info">') : a.index("</div>")]

@@ -126,6 +126,7 @@ def test_the_sanitiser_extension_drops_what_could_run() -> None:
     assert "<b>hi</b>" in html
 
 
+@pytest.mark.builders
 def test_the_preview_refuses_a_configuration_without_the_sanitiser(tmp_path: Path) -> None:
     config = fixture_config(tmp_path, ROOT / "terms", ROOT / "measurements")
     config.write_text(config.read_text(encoding="utf-8").replace(f"  - {SANITISER}\n", ""), encoding="utf-8")
