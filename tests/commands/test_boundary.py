@@ -143,7 +143,8 @@ def interrupted_while_blocked_on_output(command: list[str], cwd: Path) -> tuple[
     with os.fdopen(read, "rb") as rest:
         rest.read()
     assert proc.stderr is not None
-    err = proc.stderr.read()
+    with proc.stderr:
+        err = proc.stderr.read()
     return proc.wait(timeout=60), err
 
 

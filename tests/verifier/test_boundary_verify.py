@@ -66,7 +66,8 @@ def test_a_reader_that_leaves_is_no_error() -> None:
     )
     assert run.stdout is not None and run.stderr is not None
     run.stdout.close()
-    err = run.stderr.read()
+    with run.stderr:
+        err = run.stderr.read()
     assert (run.wait(timeout=120), err) == (0, "")  # no 'Exception ignored', no traceback
 
 
