@@ -21,6 +21,7 @@ from conftest import FIXTURES, ROOT
 from cudagloss.boundary import classify
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, UsageError
 from cudagloss.files.atomic import WriteFailed
+from disks import small_tmpfs
 
 CLI = [sys.executable, "-m", "cudagloss"]
 
@@ -91,21 +92,8 @@ def test_output_to_a_full_device_is_one_line_and_exit_5() -> None:
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A real 64 KiB tmpfs, filled to the last block (root only; CI runs as root)."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        (disk / "schema").mkdir()
-        with open(disk / "filler", "wb", buffering=0) as filler, pytest.raises(OSError, match="No space left"):
-            while True:
-                filler.write(b"\0" * 4096)
+    with small_tmpfs(tmp_path, folder="schema", full=True) as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def test_a_full_disk_names_the_file_in_one_line_and_exits_5(small_disk: Path) -> None:

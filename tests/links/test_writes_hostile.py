@@ -31,6 +31,7 @@ from cudagloss.files import atomic
 from cudagloss.files.atomic import Changed, ReadOnly, read_snapshot, write_text_atomic
 from cudagloss.links import stamp
 from cudagloss.links.stamp import stamp_file
+from disks import small_tmpfs
 from localserver import Ok, running
 
 TODAY = dt.date.today().isoformat()
@@ -554,17 +555,8 @@ def test_kills_at_random_moments_lose_nothing_and_leave_no_temporaries(tmp_path:
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 64 KiB tmpfs (root only; CI runs as root)."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
+    with small_tmpfs(tmp_path) as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def _one_write_line(run: subprocess.CompletedProcess[str], why: str) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from disks import small_tmpfs
 
 VERIFY = [sys.executable, "-m", "verifier"]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
@@ -34,21 +35,8 @@ def test_a_list_written_to_a_full_device_is_one_line_and_exit_5() -> None:
 @pytest.fixture
 def full_disk(tmp_path: Path) -> Iterator[Path]:
     """A real 64 KiB tmpfs, filled to the last block (root only; CI runs as root)."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        (disk / "out").mkdir()
-        with open(disk / "filler", "wb", buffering=0) as filler, pytest.raises(OSError, match=FULL):
-            while True:
-                filler.write(b"\0" * 4096)
+    with small_tmpfs(tmp_path, folder="out", full=True) as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def test_a_list_redirected_onto_a_full_disk_is_one_line_and_exit_5(full_disk: Path) -> None:
