@@ -318,6 +318,12 @@ CAN_FAIL = [
 ]
 
 
+def reported(warp: Path, run: subprocess.CompletedProcess[str], says: str) -> tuple[int, list[str]]:
+    """The line of the claim that says `says`' condition, and the report's lines about it."""
+    line = line_of(warp, "holds:", line_of(warp, f'- says: "{says}"'))
+    return line, [entry for entry in run.stderr.splitlines() if entry.startswith(f"terms/warp.yaml:{line}:")]
+
+
 def test_a_claim_that_cannot_fail_is_an_author_error_at_its_place(glossary: Path) -> None:
     """Issue 27, class 3: a condition true whatever is measured would be published as checked."""
     warp = add_claims(
@@ -328,7 +334,7 @@ def test_a_claim_that_cannot_fail_is_an_author_error_at_its_place(glossary: Path
     run = check(glossary)
     assert run.returncode == 1
     for i in range(len(CANNOT_FAIL)):
-        line = line_of(warp, "holds:", line_of(warp, f'- says: "Tautology {i}"'))
+        line, _ = reported(warp, run, f"Tautology {i}")
         assert f"terms/warp.yaml:{line}:12: claims[{i}].holds: cannot fail: it holds whatever" in run.stderr, i
     assert f"{len(CANNOT_FAIL)} errors found" in run.stderr, run.stderr
 
@@ -356,7 +362,6 @@ def test_units_multiply_and_a_mismatch_is_an_error_at_its_place(glossary: Path) 
     run = check(glossary)
     assert run.returncode == 1
     for i, (_, message) in enumerate(UNIT_MISTAKES):
-        line = line_of(warp, "holds:", line_of(warp, f'- says: "Unit mistake {i}"'))
-        found = [entry for entry in run.stderr.splitlines() if entry.startswith(f"terms/warp.yaml:{line}:")]
+        _, found = reported(warp, run, f"Unit mistake {i}")
         assert found and message in found[0], (i, run.stderr)
     assert f"{len(UNIT_MISTAKES)} errors found" in run.stderr, run.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from itertools import combinations
 
 from cudagloss.model import units
 from cudagloss.model.compare import compare_timings
@@ -120,7 +121,7 @@ def agreed(results: Sequence[Result | None], gpu: str) -> str:
         return " / ".join(dict.fromkeys(format_value(r) for r in present)) + " (differs by node)" + missing
     ordered = sorted(present, key=lambda r: float(r.value))  # type: ignore[arg-type]
     sampled = all(r.samples for r in present)
-    if sampled and all(compare_timings(a.samples, b.samples).verdict == "SAME" for a in ordered for b in ordered):
+    if sampled and all(compare_timings(a.samples, b.samples).verdict == "SAME" for a, b in combinations(ordered, 2)):
         pooled = statistics.median(s for r in present for s in r.samples)
         return format_value(Result(present[0].name, pooled, present[0].unit)) + missing
     low, high = format_value(ordered[0]), format_value(ordered[-1])

@@ -17,6 +17,7 @@ unit of what it is added to or compared with, and has none in a product.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -52,6 +53,8 @@ _PLURAL = {
     for name in (*COUNTED, "byte", "bit", "cycle", "clock")
 }
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_WRITE_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_PLURAL_OF = {name: plural for plural, name in _PLURAL.items() if name in COUNTED}
 _POWER = re.compile(r"(.+?)(?:\^(-?[0-9]+)|([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?")
 
 
@@ -67,7 +70,7 @@ class Unit:
     powers: tuple[tuple[str, int], ...] = ()
     written: str = field(default="", compare=False)
 
-    @property
+    @functools.cached_property
     def dims(self) -> tuple[tuple[str, int], ...]:
         """The base dimensions, powers summed: what must match to add or compare."""
         total: dict[str, int] = {}
@@ -76,7 +79,7 @@ class Unit:
                 total[dim] = total.get(dim, 0) + p * power
         return tuple(sorted((dim, p) for dim, p in total.items() if p))
 
-    @property
+    @functools.cached_property
     def scale(self) -> Fraction:
         """How many base units one of this unit is, exactly (ms: 1/1000)."""
         scale = Fraction(1)
@@ -89,8 +92,8 @@ class Unit:
             return self.written
 
         def part(symbol: str, power: int, plural: bool) -> str:
-            name = next((p for p, s in _PLURAL.items() if s == symbol and plural and symbol in COUNTED), symbol)
-            return name + ("" if power == 1 else str(power).translate(str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")))
+            name = _PLURAL_OF.get(symbol, symbol) if plural else symbol
+            return name + ("" if power == 1 else str(power).translate(_WRITE_SUPERSCRIPT))
 
         above = [part(s, p, True) for s, p in self.powers if p > 0]
         below = [part(s, -p, False) for s, p in self.powers if p < 0]
@@ -108,6 +111,7 @@ NONE = Unit()
 """A value with no unit: a ratio, a count of nothing in particular, a measured result without one."""
 
 
+@functools.lru_cache(maxsize=1024)
 def read(text: str) -> Unit:
     """The unit an experiment wrote: symbols joined by '/' (each after the first divides) or '·'
     and '*' (multiply), with powers as '²' or '^2'; plurals of counted things folded."""

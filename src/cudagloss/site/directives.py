@@ -147,10 +147,8 @@ def _judgement(first: Result, second: Result) -> tuple[str, float]:
 
 def relation(first: Result, second: Result) -> str:
     """The first value against the second on one node: relation_over for one node."""
-    word, ratio = _judgement(first, second)
-    if not word:
-        return f"not shown to differ ({_runs([(len(first.samples), len(second.samples))])}) from"
-    return f"about {_ratio(ratio)}× {word} than" if ratio < math.inf else f"{word} than"
+    a, b = ("", "first"), ("", "second")
+    return relation_over([NodeValues("", "", {a: first, b: second})], a, b)
 
 
 def relation_over(nodes: list[NodeValues], first: Ref, second: Ref) -> str:

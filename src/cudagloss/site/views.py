@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from cudagloss.model.display import short_gpu
 from cudagloss.model.measurement import Gate
 from cudagloss.model.term import Section
 from cudagloss.site.cite_this import CiteThisView
@@ -162,7 +163,7 @@ class ClaimView:
         judged = (*self.holds_on, *self.fails_on)
         if not judged:
             return "Not verified"
-        models = sorted({n.gpu.removeprefix("NVIDIA ") for n in judged})
+        models = sorted({short_gpu(n.gpu) for n in judged})
         kind = f"{models[0]} node" if len(models) == 1 else "node"
         total = len(judged) + len(self.skipped)
         said = f"Holds on {len(self.holds_on)} of {total} {kind}{'s' if total != 1 else ''}"
