@@ -38,9 +38,12 @@ serve: export CUDAGLOSS_PORT := $(value PORT)
 serve: $(AUTHOR) ## preview the site on 127.0.0.1:8000 (PORT=8001 for another); a saved edit rebuilds the pages it changes
 	$(BIN)/cudagloss serve --port "$$CUDAGLOSS_PORT"
 
+# LINK_REPORT=file: a `make links ARGS="--format json"` report, so pages say what that run found;
+# REQUIRE_CHECKED=1: refuse a source never found reachable (the publish job sets both).
 render: export CUDAGLOSS_TREE := $(value TREE)
+render: export CUDAGLOSS_LINK_REPORT := $(value LINK_REPORT)
 render: $(AUTHOR) ## write the site as a plain docs tree into build/site-tree (TREE=folder): pages, static files, mkdocs.yml
-	$(BIN)/cudagloss render --strict --out "$$CUDAGLOSS_TREE" --site-dir site
+	$(BIN)/cudagloss render --strict --out "$$CUDAGLOSS_TREE" --site-dir site $(if $(value REQUIRE_CHECKED),--require-checked) $${CUDAGLOSS_LINK_REPORT:+--link-report "$$CUDAGLOSS_LINK_REPORT"}
 
 # The published site is built from the plain tree, by MkDocs + Material (the default) or by
 # Zensical (BUILDER=zensical; installed by make venv). make serve is the live preview only.
@@ -61,7 +64,7 @@ check: $(AUTHOR) ## report every mistake in the term and measurement files as pa
 # Names, folders and ports typed on the command line reach cudagloss in the environment as typed: never
 # through a shell, never expanded by make. make exports a variable given on its command
 # line, expanding it (a `$(shell ...)` in it would run), so the ones typed are not exported.
-TYPED := TERM SECTION TERMS SLUG PORT TREE DIRS ARGS EXPERIMENT DEVICES
+TYPED := TERM SECTION TERMS SLUG PORT TREE DIRS ARGS EXPERIMENT DEVICES LINK_REPORT REQUIRE_CHECKED
 $(foreach v,$(TYPED),$(if $(filter command line,$(origin $(v))),$(eval unexport $(v))))
 new: NEW_TERM_ORIGIN := $(origin TERM)
 new: export CUDAGLOSS_NEW_TERM := $(value TERM)

@@ -89,6 +89,21 @@ def test_reachable_sources_are_stamped_and_only_stamp_lines_change(glossary: Pat
     assert changed_lines(before, warp.read_text()) == [("    checked_on: 2026-09-01", f"    checked_on: {TODAY}")]
 
 
+def test_the_report_file_tells_the_pages_what_this_run_found(glossary: Path, server: str) -> None:
+    """The publish job's path: `links --report` stamps and writes the JSON report; `render
+    --link-report` reads it, so the page says the source it could not reach is unreachable."""
+    run = links(glossary, "--report", "links.json")
+    assert run.returncode == 1 and "[broken]" in run.stdout  # the text report still on standard output
+    report = json.loads((glossary / "links.json").read_text(encoding="utf-8"))
+    assert report["checked_on"] == TODAY and {r["result"] for r in report["results"]} == {"ok", "broken"}
+    config = f"site_name: T\nextra:\n  glossary:\n    templates_dir: {ROOT / 'templates'}\n"
+    (glossary / "mkdocs.yml").write_text(config, encoding="utf-8")
+    built = cudagloss(glossary, "render", "--out", "tree", "--link-report", "links.json")
+    assert built.returncode == 0, built.stderr
+    page = (glossary / "tree" / "docs" / "terms" / "warp.md").read_text(encoding="utf-8")
+    assert f"(checked {TODAY})" in page and f"(unreachable when checked on {TODAY})" in page
+
+
 def test_a_failure_never_removes_or_moves_back_a_stamp(glossary: Path) -> None:
     warp = glossary / "terms" / "warp.yaml"
     text = warp.read_text().replace("/warps", "/now-missing")

@@ -58,11 +58,20 @@ def test_publishing_deploys_pages_with_least_permissions() -> None:
         "id-token": "write",
     }
     assert jobs["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
-    links = jobs["links"]
-    assert "--format json" in links["steps"][-2]["run"] and links["steps"][-1]["if"] == "always()"
-    assert links["steps"][-1]["uses"].startswith("actions/upload-artifact@")
-    env = next(s["env"] for s in jobs["build"]["steps"] if s.get("run") == "make build")
-    assert set(env) == {"GLOSSARY_SITE_URL", "GLOSSARY_REPO_URL"}
+    steps = jobs["build"]["steps"]
+    runs = [str(step.get("run", "")) for step in steps]
+    checking = next(i for i, r in enumerate(runs) if "make links" in r and "--report links-report.json" in r)
+    building = next(i for i, r in enumerate(runs) if "make build" in r)
+    assert checking < building  # the pages say "checked" because the sources were checked first
+    assert "REQUIRE_CHECKED=1" in runs[building] and "LINK_REPORT=" in runs[building]
+    assert set(steps[building]["env"]) == {"GLOSSARY_SITE_URL", "GLOSSARY_REPO_URL"}
+    stamps = jobs["stamps"]
+    assert stamps["if"] == "github.event_name != 'push'"
+    assert stamps["permissions"] == {"contents": "write", "pull-requests": "write"}
+    assert "--report links-report.json" in stamps["steps"][2]["run"] and "--no-stamp" not in stamps["steps"][2]["run"]
+    opened = stamps["steps"][-1]
+    assert opened["uses"].startswith("peter-evans/create-pull-request@")
+    assert opened["with"]["add-paths"] == "terms/*.yaml"
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in WORKFLOWS.glob("*.yml")))

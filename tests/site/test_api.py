@@ -157,7 +157,45 @@ def test_an_unmeasured_value_is_null_and_says_so(tmp_path: Path) -> None:
         "url": None,
         "command": "make verify EXPERIMENT=never-run",
         "values": [],
+        "shown": [{"result": "y", "text": "not measured", "gpu": None, "varies_by_gpu": False, "nodes": 0}],
     }
+    assert exp["shown"] == [  # two models (GPU a, GPU b), one node each: the first by name speaks, and it varies
+        {"result": "x", "text": "1.5 ms", "gpu": "GPU a", "varies_by_gpu": True, "nodes": 2}
+    ]
+
+
+def _on(node: str, gpu: str, *results: Result) -> NodeRun:
+    run = _run(node, list(results))
+    assert run.good is not None
+    run.good.provenance["gpu_name"] = gpu
+    return run
+
+
+def test_shown_is_one_number_per_gpu_model_as_the_prose_says_it(tmp_path: Path) -> None:
+    """Three nodes of one model and one of another: the file's `shown` is the page's one number
+    for the model most nodes share, a range where they differ, and says it varies by GPU; every
+    node's own value stays in `values`."""
+    measured = MeasurementSet(tmp_path)
+    runs = [
+        _on("a", "NVIDIA H200", Result("t", 10.0, "ms"), Result("n", 132, "SMs")),
+        _on("b", "NVIDIA H200", Result("t", 12.0, "ms"), Result("n", 132, "SMs")),
+        _on("c", "NVIDIA H200", Result("t", 11.0, "ms"), Result("n", 132, "SMs")),
+        _on("d", "NVIDIA H100", Result("t", 30.0, "ms"), Result("n", 132, "SMs")),
+    ]
+    measured.experiments["exp"] = ExperimentRecord("exp", None, runs)
+    corpus = Corpus(
+        tmp_path,
+        [_term("t", "T", measurements=[MeasurementCitation("exp", results=["t", "n"])])],
+        [Section("s", "S")],
+        measurements=measured,
+    )
+    _, data, _ = _api(corpus)
+    assert VALIDATOR.is_valid(data)
+    (citation,) = data["terms"][0]["measurements"]
+    t, n = citation["shown"]
+    assert (t["text"], t["gpu"], t["varies_by_gpu"], t["nodes"]) == ("10–12 ms on 3 H200s", "NVIDIA H200", True, 4)
+    assert (n["text"], n["varies_by_gpu"]) == ("132 SMs", False)  # equal on every node, whatever the model
+    assert [v["text"] for v in citation["values"] if v["result"] == "t"] == ["10 ms", "12 ms", "11 ms", "30 ms"]
 
 
 HOSTILE = [

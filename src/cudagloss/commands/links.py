@@ -38,12 +38,23 @@ def main(argv: Sequence[str], project: Project) -> ExitCode:
                 stamp=not args.no_stamp,
                 timeout=args.timeout,
                 terminated=terminated,
+                report_file=_report_file(args.report),
             )
         except KeyboardInterrupt:
             if not terminated:
                 raise
             print("cudagloss links: terminated", file=sys.stderr)
             return ExitCode.TERMINATED
+
+
+def _report_file(name: str | None) -> Path | None:
+    """The --report file, refused before anything is checked where a committed link leads there."""
+    if name is None:
+        return None
+    from cudagloss.files.inside import refuse_links
+
+    refuse_links(Path(name))
+    return Path(name)
 
 
 def _seconds(text: str) -> float:
@@ -82,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--force", action="store_true", help="check every URL, however recently checked")
     parser.add_argument("--format", choices=tuple(FORMATS), default="text")
     parser.add_argument("--no-stamp", action="store_true", help="report only; change no file")
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        help="also write the JSON report to FILE (for `cudagloss render --link-report`)",
+    )
     parser.add_argument(
         "--timeout",
         type=_seconds,

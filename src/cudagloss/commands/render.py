@@ -32,12 +32,19 @@ def run(args: argparse.Namespace) -> ExitCode:
         settings,
         site_url=settings.site_url if args.site_url is None else args.site_url or None,
         repo_url=settings.repo_url if args.repo_url is None else args.repo_url or None,
+        link_report=Path(args.link_report) if args.link_report else None,
     )
     for name, address in (("site URL", settings.site_url), ("repository URL", settings.repo_url)):
         if address and (problem := url_problem(address)):
             raise UsageError(f"the {name} {address!r} is not one a reader may be sent to: {problem}")
     require_folders(settings, config)
     content, corpus = build_site_content(settings)
+    if args.require_checked:
+        from cudagloss.check.sources_checked import never_checked
+        from cudagloss.errors import GlossaryError
+
+        if unchecked := list(never_checked(corpus)):
+            raise GlossaryError(unchecked)
     if corpus.warnings:
         from cudagloss.commands.check import print_diagnostics
 
@@ -65,4 +72,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     render.add_argument("--site-url", help="the published address (default: site_url in the config)")
     render.add_argument("--repo-url", help="the repository's address, for edit links (default: repo_url)")
     render.add_argument("--strict", action="store_true", help="write nothing when there are warnings")
+    render.add_argument(
+        "--link-report",
+        metavar="FILE",
+        help="a `cudagloss links --format json` report: pages say what it found (unreachable, not checkable)",
+    )
+    render.add_argument(
+        "--require-checked",
+        action="store_true",
+        help="write nothing while a source was never found reachable (the publish job; off by default)",
+    )
     render.set_defaults(run=run)

@@ -6,7 +6,8 @@ standard output. FORMATS maps `--format`'s choices to them.
 
     text   `path:line: [result] url (detail)` for each citation of a URL with a problem,
            sorted by URL, then a table of counts per result, the URLs skipped and the files stamped
-    json   one document: counts, files stamped, and every result with where it is cited
+    json   one document: the day, counts, files stamped, and every result with where it is cited
+           (`cudagloss render --link-report` reads it, so pages say what this run found)
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def text(report: LinkReport) -> str:
 def as_json(report: LinkReport) -> str:
     by_url = report.plan.by_url
     document = {
+        "checked_on": report.plan.today.isoformat(),
         "checked": len(report.results),
         "skipped_fresh": report.plan.skipped,
         "counts": dict(report.counts),

@@ -33,10 +33,11 @@ import sys
 from pathlib import Path
 
 from cudagloss.errors import ExitCode
+from cudagloss.files.atomic import write_text_atomic
 from cudagloss.links.checker import CheckerOptions, LinkChecker
 from cudagloss.links.network import PROBE_SECONDS, network_answers
 from cudagloss.links.plan import plan
-from cudagloss.links.report import FORMATS, LinkReport
+from cudagloss.links.report import FORMATS, LinkReport, as_json
 from cudagloss.links.stamp_folder import FolderStamps, histories, stamp_folder
 from cudagloss.links.status import LinkResult, looks_offline
 from cudagloss.model.project import Project
@@ -94,11 +95,13 @@ def run(
     stamp: bool,
     timeout: float,
     terminated: list[int],
+    report_file: Path | None = None,
 ) -> ExitCode:
     """Check the URLs of terms not found reachable within max_age days (all of them when
     force), print the report in form (a key of report.FORMATS), and stamp the term files
     unless told not to; terminated is non-empty once SIGTERM came (its handler raises
-    KeyboardInterrupt)."""
+    KeyboardInterrupt). report_file: where the JSON report is also written (atomically), for
+    `render --link-report`, whatever form standard output takes."""
     planned = plan(project.terms_dir, project.root, today=dt.date.today(), max_age=max_age, force=force)
     todo = planned.todo
     if todo and not network_answers(todo):
@@ -126,6 +129,8 @@ def run(
             return ExitCode.TERMINATED
     report = LinkReport(planned, results, done.changed)
     print(FORMATS[form](report))
+    if report_file is not None:  # a failed write is the boundary's one line, exit 5
+        write_text_atomic(report_file, as_json(report) + "\n")
     if interrupted:
         return ExitCode.INTERRUPTED
     if done.write_failed:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from cudagloss.errors import Diagnostic
 from cudagloss.load.catalog import load_catalog
 from cudagloss.load.corpus import CheckReport, check_corpus, load_corpus
+from cudagloss.load.link_report import load_link_report
 from cudagloss.load.measurements import load_measurements
 from cudagloss.model.corpus import Corpus
 from cudagloss.model.measurements import MeasurementSet
@@ -16,8 +17,11 @@ from cudagloss.model.project import Project
 def load_glossary(project: Project) -> Corpus:
     """The project's terms, the measurements they cite and the verifier's catalog, all checked
     together; raises GlossaryError with every mistake (warnings are kept on the corpus)."""
+    checks = load_link_report(project.link_report) if project.link_report is not None else None
     measurements, found = load_project_measurements(project)
-    return load_corpus(project.terms_dir, project.root, measurements=measurements, found_before=found)
+    corpus = load_corpus(project.terms_dir, project.root, measurements=measurements, found_before=found)
+    corpus.link_checks = checks
+    return corpus
 
 
 def check_glossary(project: Project, *, cache: bool = True) -> CheckReport:

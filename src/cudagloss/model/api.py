@@ -96,6 +96,22 @@ class ApiValue:
 
 
 @dataclass(frozen=True)
+class ApiShown:
+    """One cited result as prose shows it, however many nodes measured it."""
+
+    result: str = field(metadata=doc("The result's name within the experiment."))
+    text: str = field(
+        metadata=doc(
+            "The one number the page shows: the value where the nodes agree, else a range with the count "
+            "('13.4–19.8 ms on 2 H200s'), discrete values that differ as differing; 'not measured' where none did."
+        )
+    )
+    gpu: str | None = field(metadata=doc("The GPU model the text speaks for (the one most nodes share); null if none."))
+    varies_by_gpu: bool = field(metadata=doc("Other GPU models measured other values: see `values`."))
+    nodes: int = field(metadata=doc("How many nodes ran the experiment (each one's value is in `values`)."))
+
+
+@dataclass(frozen=True)
 class ApiCitation:
     """An experiment the term cites, with every value of it that the page shows."""
 
@@ -105,6 +121,9 @@ class ApiCitation:
     command: str = field(metadata=doc("The command that measures it on a GPU node."))
     values: list[ApiValue] = field(
         metadata=doc("Each shown result on each node that measured the experiment; empty when none did.")
+    )
+    shown: list[ApiShown] = field(
+        metadata=doc("Each shown result once, as the page's prose shows it (one number per GPU model).")
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic
+from cudagloss.model.link_checks import LinkChecks
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.positions import Positions
 from cudagloss.model.term import Section, Term
@@ -78,6 +79,8 @@ class Corpus:
     warnings: list[Diagnostic] = field(default_factory=list)
     """What was found but does not stop a build (e.g. stale measurements); strict runs fail on it."""
     facts: Facts = field(default_factory=Facts)
+    link_checks: LinkChecks | None = None
+    """What the last link check run found (`render --link-report`), for the pages to say; None without one."""
     """The reviewed numbers about a GPU that the terms may type (the folder's _facts.yml)."""
     _by_slug: dict[str, LoadedTerm] = field(default_factory=dict, init=False, repr=False)
     _sorted: list[LoadedTerm] | None = field(default=None, init=False, repr=False)

@@ -6,7 +6,9 @@ all word values through here, so a value reads the same everywhere."""
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import combinations
 
 from cudagloss.model import units
@@ -131,3 +133,29 @@ def agreed(results: Sequence[Result | None], gpu: str) -> str:
     elif low[-1:] in ("×", "%") and high[-1:] == low[-1:]:
         low = low[:-1]
     return f"{low}–{high} on {len(present)} {short_gpu(gpu)}s{missing}"
+
+
+@dataclass(frozen=True, slots=True)
+class OneNumber:
+    """What prose shows of one result however many nodes measured it."""
+
+    text: str
+    """The value, or the range, as `agreed` words it for the reference GPU model."""
+    gpu: str
+    """The reference GPU model: the one most nodes share (ties by name)."""
+    varies: bool
+    """Other GPU models measured other values: the reader is sent to the table."""
+    first: int
+    """The index of the first node whose value the text speaks for (its row is the link)."""
+
+
+def one_number(values: Sequence[tuple[str, Result | None]]) -> OneNumber:
+    """Every node's (GPU model, result) as the one number the page, glossary.json and the
+    exports show: a value equal everywhere is that value; otherwise the reference model's
+    nodes, agreed, with `varies` set where other models measured it too."""
+    models = Counter(gpu for gpu, _ in values)
+    reference = min(models, key=lambda gpu: (-models[gpu], gpu))
+    same = len({(type(r.value), r.value, r.unit) if r else None for _, r in values}) == 1
+    own = [i for i, (gpu, _) in enumerate(values) if gpu == reference]
+    text = agreed([r for _, r in values] if same else [values[i][1] for i in own], reference)
+    return OneNumber(text, reference, varies=len(models) > 1 and not same, first=own[0])

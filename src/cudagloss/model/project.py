@@ -51,6 +51,8 @@ class Project:
     extra_javascript: tuple[str, ...] = ()
     markdown_extensions: tuple[Any, ...] = ()
     docs_dir: Path = Path("docs")
+    link_report: Path | None = None
+    """A link check's JSON report for the pages to say what it found (`render --link-report`)."""
     custom_dir: Path | None = None
 
     @classmethod

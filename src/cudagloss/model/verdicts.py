@@ -46,6 +46,9 @@ class ClaimVerdict:
     unverified: str = ""
     unmeasured: tuple[str, ...] = ()
     skipped: tuple[tuple[str, str], ...] = ()
+    silent: tuple[str, ...] = ()
+    """Nodes that ran the claim's experiments but recorded none of its values (neither judged nor
+    skipped), so a reader counting the nodes on the page is told where the others went."""
 
     @property
     def failed(self) -> tuple[NodeVerdict, ...]:
@@ -124,7 +127,10 @@ def judge(term: Term, claim: Claim, measurements: MeasurementSet | None) -> Clai
     if mistakes and len(mistakes) == len(nodes):  # wrong on every node: the condition's mistake, not a node's
         raise mistakes[0]
     skipped = tuple(_skipped(measurements, refs, {n.node for n in nodes}))
+    seen = {n.node for n in nodes} | {node for node, _ in skipped}
+    records = [measurements.get(e) for e in dict.fromkeys(e for e, _ in refs)] if measurements else []
+    silent = tuple(dict.fromkeys(run.node for r in records if r for run in r.measured if run.node not in seen))
     if not verdicts:  # each value was measured, but never all of them on one node
         experiments = tuple(dict.fromkeys(e for e, _ in refs))
         return ClaimVerdict(claim, (), "no node has measured all of its values", experiments, skipped)
-    return ClaimVerdict(claim, tuple(verdicts), skipped=skipped)
+    return ClaimVerdict(claim, tuple(verdicts), skipped=skipped, silent=silent)

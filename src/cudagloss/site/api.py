@@ -26,6 +26,7 @@ from cudagloss.model.api import (
     ApiNode,
     ApiSection,
     ApiSectionRef,
+    ApiShown,
     ApiSite,
     ApiSource,
     ApiTerm,
@@ -33,7 +34,8 @@ from cudagloss.model.api import (
     GlossaryApi,
 )
 from cudagloss.model.corpus import LoadedTerm, sort_key
-from cudagloss.model.display import format_value, verify_command
+from cudagloss.model.display import format_value, one_number, verify_command
+from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import ExperimentRecord, NodeRun
 from cudagloss.model.term import MeasurementCitation
 from cudagloss.model.urls import (
@@ -119,17 +121,19 @@ class _Builder:
         experiment = citation.experiment
         record = self.corpus.measurements.get(experiment) if self.corpus.measurements else None
         names = dict.fromkeys([*citation.results, *(n for e, n in cited if e == experiment)])
-        values = []
+        values, shown = [], []
         for name in names:
             found = record.values(name) if record else []
             described = next((r.description for _, r in found if r is not None), "")
             values += [self.value(experiment, name, described, run) for run, _ in found]
+            shown.append(_shown(name, [(run.gpu, result) for run, result in found]))
         return ApiCitation(
             experiment=experiment,
             note=citation.note,
             url=self.url(measurement_src_uri(experiment)) if record else None,
             command=verify_command(experiment),
             values=values,
+            shown=shown,
         )
 
     def value(self, experiment: str, name: str, description: str, run: NodeRun) -> ApiValue:
@@ -178,6 +182,13 @@ class _Builder:
             json_url=raw(False) if run.good else None,
             failed_json_url=raw(True) if run.failed else None,
         )
+
+
+def _shown(name: str, found: list[tuple[str, Result | None]]) -> ApiShown:
+    if not found:
+        return ApiShown(name, format_value(None), None, varies_by_gpu=False, nodes=0)
+    one = one_number(found)
+    return ApiShown(name, one.text, one.gpu, varies_by_gpu=one.varies, nodes=len(found))
 
 
 def _plain(value: object) -> object:

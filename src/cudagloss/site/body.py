@@ -6,6 +6,7 @@ value it names, as a link to the row of the measurement page it came from, each
 from __future__ import annotations
 
 from cudagloss.model.directives import expand
+from cudagloss.model.link_checks import LinkChecks
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.term import Term
 from cudagloss.site.directives import handlers
@@ -15,7 +16,11 @@ Cited = tuple[tuple[str, str], ...]
 
 
 def render_body(
-    term: Term, measurements: MeasurementSet | None, page_uri: str, memo: Memo[tuple[str, Cited]]
+    term: Term,
+    measurements: MeasurementSet | None,
+    page_uri: str,
+    memo: Memo[tuple[str, Cited]],
+    checks: LinkChecks | None = None,
 ) -> tuple[str, Cited]:
     """A term's body with its directives replaced by their values and sources, and the
     (experiment, result) pairs it cited; raises AuthorTextError (the check stage has
@@ -27,10 +32,11 @@ def render_body(
         repr(term.sources),
         measurements.fingerprint if measurements else None,
         page_uri,
+        (checks.day, tuple(checks.by_url.get(s.url) for s in term.sources)) if checks else None,
     )
 
     def render() -> tuple[str, Cited]:
-        handle, citer = handlers(term, measurements, page_uri)
+        handle, citer = handlers(term, measurements, page_uri, checks)
         return expand(term.body, handle), tuple(citer.used)
 
     return memo.get(key, render)

@@ -14,17 +14,17 @@ within noise, from" otherwise.
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 from markupsafe import Markup
 
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
 from cudagloss.model.directives import Directive, Handler, find_source
-from cudagloss.model.display import agreed, format_value, short_gpu
+from cudagloss.model.display import format_value, one_number, short_gpu
+from cudagloss.model.link_checks import LinkChecks, checked_phrase
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import MeasurementSet, NodeRun, NodeValues, resolve, resolve_pair
 from cudagloss.model.refs import Ref
-from cudagloss.model.term import PENDING, Source, Term
+from cudagloss.model.term import Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
 from cudagloss.site import escape
 
@@ -55,18 +55,14 @@ class ValueCiter:
         """Every node's value as one number (or range) for the GPU model most nodes share, linked
         to the first of its rows, with every node's value and provenance in the hover; where
         other GPU models measured it too, a link to the table says it varies by GPU."""
-        models = Counter(run.gpu for run, _ in values)
-        reference = min(models, key=lambda gpu: (-models[gpu], gpu))
-        same = len({(type(r.value), r.value, r.unit) if r else None for _, r in values}) == 1
-        ours = values if same else [(run, result) for run, result in values if run.gpu == reference]
-        text = agreed([result for _, result in ours], reference)
-        shown = escape.text(text) + (Markup(" (stale)") if any(run.stale for run, _ in values) else Markup())
+        shown_as = one_number([(run.gpu, result) for run, result in values])
+        shown = escape.text(shown_as.text) + (Markup(" (stale)") if any(run.stale for run, _ in values) else Markup())
         title = "; ".join(f"{format_value(result)}: {self.provenance(run, result)}" for run, result in values)
-        anchor = escape.ident(result_anchor(ours[0][0].node, name))
+        anchor = escape.ident(result_anchor(values[shown_as.first][0].node, name))
         link = Markup(f'[{shown}]({self.href(experiment, anchor)} "{escape.link_title(title)}")')
-        if len(models) == 1 or same:
+        if not shown_as.varies:
             return link
-        where = escape.text(f"on {short_gpu(reference)}; varies by GPU")
+        where = escape.text(f"on {short_gpu(shown_as.gpu)}; varies by GPU")
         return link + Markup(f" ([{where}]({self.href(experiment)}))")
 
     def provenance(self, run: NodeRun, result: Result | None) -> str:
@@ -110,13 +106,14 @@ class ValueCiter:
 _DESTINATION = str.maketrans({c: f"%{ord(c):02X}" for c in "()[]`"})
 
 
-def source_citation(source: Source) -> Markup:
-    """`(title, checked YYYY-MM-DD)` with the title linked to the source, or 'not yet
-    checked'; the title is plain text and the URL passes escape.url (no link where it refuses)."""
+def source_citation(source: Source, checks: LinkChecks | None = None) -> Markup:
+    """`(title, checked YYYY-MM-DD)` with the title linked to the source, or what the link
+    check found (link_checks.checked_phrase); the title is plain text and the URL passes
+    escape.url (no link where it refuses)."""
     title = escape.text(source.title)
     url = escape.url(source.url)
     shown = Markup(f"[{title}]({str(url).translate(_DESTINATION)})") if url is not None else title
-    checked = "not yet checked" if source.checked_on == PENDING else f"checked {source.checked_on}"
+    checked = checked_phrase(source.checked_on, source.url, checks)
     return Markup("(") + shown + Markup(", ") + escape.text(checked) + Markup(")")
 
 
@@ -180,7 +177,9 @@ def _judged(n: NodeValues, first: Ref, second: Ref) -> str:
     )
 
 
-def handlers(term: Term, measurements: MeasurementSet | None, page_uri: str) -> tuple[dict[str, Handler], ValueCiter]:
+def handlers(
+    term: Term, measurements: MeasurementSet | None, page_uri: str, checks: LinkChecks | None = None
+) -> tuple[dict[str, Handler], ValueCiter]:
     """The page's handler of each directive, and the citer that remembers the values they cited."""
     citer = ValueCiter(term, measurements, page_uri)
 
@@ -188,7 +187,7 @@ def handlers(term: Term, measurements: MeasurementSet | None, page_uri: str) -> 
         return citer(*d.values[0])
 
     def cite(d: Directive) -> str:
-        return source_citation(find_source(term, d.sources[0]))
+        return source_citation(find_source(term, d.sources[0]), checks)
 
     def compare(d: Directive) -> str:
         first, second = d.values

@@ -4,8 +4,11 @@ what needs the whole corpus (the terms that cite an experiment) comes from the R
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from urllib.parse import quote
+
+from markupsafe import Markup
 
 from cudagloss.model.claims import ClaimError
 from cudagloss.model.display import format_value, spread, verify_command
@@ -26,6 +29,7 @@ from cudagloss.site import escape
 from cudagloss.site.body import Cited
 from cudagloss.site.directives import ValueCiter
 from cudagloss.site.environment import author_markdown, href
+from cudagloss.site.fleet import NodeView, node_groups
 from cudagloss.site.output import GeneratedFile
 from cudagloss.site.views import (
     CitedExperiment,
@@ -34,7 +38,6 @@ from cudagloss.site.views import (
     ExperimentRow,
     MeasurementPage,
     MeasurementsIndex,
-    NodeView,
     ProvenanceRow,
     ResultRow,
     ResultView,
@@ -172,30 +175,41 @@ def cited_experiment_view(
     citer = ValueCiter(term, measurements, page_uri)
     record = measurements.get(experiment) if measurements else None
     rows = []
-    first = {gpu: i for i, gpu in reversed(list(enumerate(run.gpu for run in record.measured)))} if record else {}
-    measured = sorted(record.measured, key=lambda run: first[run.gpu]) if record else []  # grouped by GPU model
+    count = Counter(run.gpu for run in record.measured) if record else Counter()
+    rank = {gpu: i for i, gpu in enumerate(sorted(count, key=lambda gpu: (-count[gpu], gpu)))}
+    first = {gpu: rank[gpu] for gpu in count}  # by GPU model, the one most nodes share (the prose's) first
+    measured = sorted(record.measured, key=lambda run: first[run.gpu]) if record else []
     models = {
         gpu: n for gpu in dict.fromkeys(run.gpu for run in measured) if (n := sum(r.gpu == gpu for r in measured)) > 1
     }
+    nodes = tuple(node_view(run) for run in measured)
+    groups = node_groups(nodes)
     for name in citation.results or [n for e, n in cited if e == experiment]:
         values = sorted(record.values(name), key=lambda v: first[v[0].gpu]) if record else []
         found = next((r for _, r in values if r is not None), None)
-        cells = tuple(citer.link(experiment, run, result, name) for run, result in values)
+        cells = []
+        for g in groups:  # a node's own value, or a model's nodes as one number (each one in the hover)
+            if g.together:
+                cells.append(citer.agreed(experiment, name, [(run, r) for run, r in values if run.gpu == g.gpu]))
+            else:
+                cells += [citer.link(experiment, run, r, name) for run, r in values if run.node == g.nodes[0].node]
         spreads = tuple(spread([r for run, r in values if run.gpu == gpu]) for gpu in models)
         what = found.description if found else name
         if found is not None and found.method == "host":
             what = f"Host cost (the node's CPU and driver, not the GPU): {what}"
-        rows.append(ResultRow(what, cells, spreads))
+        shown = citer.agreed(experiment, name, values) if values else Markup()
+        rows.append(ResultRow(what, tuple(cells), spreads, shown))
     return CitedExperiment(
         experiment=experiment,
         href=href(citer.href(experiment)) if record else None,
         purpose=record.purpose if record else "",
         note=author_markdown(citation.note),
         command=verify_command(experiment),
-        nodes=tuple(node_view(run) for run in measured),
+        nodes=nodes,
         failed_only=tuple(run.node for run in (record.runs if record else []) if run.good is None),
         rows=tuple(rows),
         models=tuple(f"{gpu}, {n} cards" for gpu, n in models.items()),
+        groups=groups,
     )
 
 
@@ -264,4 +278,5 @@ def claim_view(term: Term, claim: Claim, measurements: MeasurementSet | None) ->
         tuple(v for n, v in nodes.items() if not n.holds),
         verdict.unverified,
         verdict.skipped if verdict.nodes else (),
+        len(verdict.silent) if verdict.nodes else 0,
     )

@@ -11,12 +11,22 @@ from typing import Protocol
 from markupsafe import Markup
 
 from cudagloss.model.corpus import Corpus, LoadedTerm
+from cudagloss.model.link_checks import checked_phrase
 from cudagloss.model.urls import page_url, section_src_uri, term_src_uri
 from cudagloss.site import escape
 from cudagloss.site.cite_this import cite_this_view
 from cudagloss.site.environment import author_markdown, isodate
+from cudagloss.site.fleet import measured_by
 from cudagloss.site.measurement_views import cited_experiment_view, claim_view
-from cudagloss.site.views import BylineView, Meet, Related, SectionLink, SourceView, TermHeading, TermPage
+from cudagloss.site.views import (
+    BylineView,
+    Meet,
+    Related,
+    SectionLink,
+    SourceView,
+    TermHeading,
+    TermPage,
+)
 
 
 class Renderer(Protocol):
@@ -47,7 +57,7 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
     )
     cited = r.cited(slug)
     measured = tuple(cited_experiment_view(t.term, uri, c, r.corpus.measurements, cited) for c in term.measurements)
-    measured_on = sorted({(n.node, n.gpu, n.date) for m in measured for n in m.nodes}, key=lambda n: (n[2], n[0]))
+    measured_on = measured_by({(n.node, n.gpu, n.date) for m in measured for n in m.nodes})
     b = term.byline
     return TermPage(
         slug=slug,
@@ -58,9 +68,12 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         section=section_link,
         related=tuple(related),
         meet=tuple(_meet(r, uri, e.label, e.link, e.note) for e in term.where_you_meet_this),
-        sources=tuple(SourceView(s.title, escape.url(s.url), isodate(s.checked_on)) for s in term.sources),
+        sources=tuple(
+            SourceView(s.title, escape.url(s.url), checked_phrase(s.checked_on, s.url, r.corpus.link_checks))
+            for s in term.sources
+        ),
         measured=measured,
-        measured_on=tuple(measured_on),
+        measured_on=measured_on,
         claims=tuple(claim_view(term, c, r.corpus.measurements) for c in term.claims),
         byline=BylineView(b.written_by, b.reviewed_by, isodate(b.written_on), isodate(b.last_checked_on)),
         url=Markup(url) if (url := page_url(r.site_url, uri)) else None,

@@ -11,7 +11,7 @@ shown as text); every other string is escaped when printed (environment.finalize
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
@@ -19,6 +19,7 @@ from cudagloss.model.display import short_gpu
 from cudagloss.model.measurement import Gate
 from cudagloss.model.term import Section
 from cudagloss.site.cite_this import CiteThisView
+from cudagloss.site.fleet import MeasuredBy, NodeGroup, NodeView
 
 # -- links to terms and sections ------------------------------------------------------------
 
@@ -73,7 +74,8 @@ class SourceView:
     title: str
     url: Markup | None
     """None for an address a reader must not be sent to."""
-    checked_on: str
+    checked: str
+    """What the link checker found: 'checked 2026-09-01', 'not yet checked', ... (link_checks.checked_phrase)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,32 +87,15 @@ class BylineView:
 
 
 @dataclass(frozen=True, slots=True)
-class NodeView:
-    """One node that measured an experiment."""
-
-    node: str
-    gpu: str
-    date: str
-    stale: bool
-    failed_since: bool
-    """Its latest run failed; what is shown comes from the last good one."""
-    driver: str
-    cuda: str
-    """The driver's version and the CUDA version it supports ('' where not recorded)."""
-    gates_passed: int
-    gates: int
-    """Of its good run's gates, how many passed and how many it has."""
-    drift: tuple[tuple[str, str, str], ...]
-    """(label, old, new) of each environment key its good run changed since the one before."""
-
-
-@dataclass(frozen=True, slots=True)
 class ResultRow:
-    """One cited result, one cell per measured node, and its spread per GPU model with several cards."""
+    """One cited result, one cell per column (a node, or a GPU model's nodes together), and its
+    spread per GPU model with several cards."""
 
     description: str
     cells: tuple[Markup, ...]
     spreads: tuple[str, ...] = ()
+    shown: Markup = field(default_factory=Markup)
+    """Every node's value as the prose shows it: one number per GPU model (the export's line)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +113,8 @@ class CitedExperiment:
     rows: tuple[ResultRow, ...]
     models: tuple[str, ...] = ()
     """GPU models measured on several cards ('NVIDIA H200, 2 cards'): a spread column each."""
+    groups: tuple[NodeGroup, ...] = ()
+    """The nodes by GPU model (cudagloss.site.fleet): a line and a column each, or per model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +138,8 @@ class ClaimView:
     unverified: str
     skipped: tuple[tuple[str, str], ...] = ()
     """(node, what it lacks) of nodes that measured only some of the claim's values."""
+    silent: int = 0
+    """Nodes that ran its experiments but recorded none of its values."""
 
     @property
     def mark(self) -> str:
@@ -171,6 +160,8 @@ class ClaimView:
             said += "; does not hold on " + ", ".join(n.node for n in self.fails_on)
         if self.skipped:
             said += "; not judged on " + ", ".join(node for node, _ in self.skipped)
+        if self.silent:
+            said += f"; {self.silent} other node{'s' if self.silent != 1 else ''} did not measure its values"
         return said
 
 
@@ -186,7 +177,8 @@ class TermPage:
     meet: tuple[Meet, ...]
     sources: tuple[SourceView, ...]
     measured: tuple[CitedExperiment, ...]
-    measured_on: tuple[tuple[str, str, str], ...]
+    measured_on: tuple[MeasuredBy, ...]
+    """The nodes behind the page's numbers, by GPU model (cudagloss.site.fleet)."""
     """(node, GPU, date) of every node the page's numbers come from."""
     claims: tuple[ClaimView, ...]
     byline: BylineView

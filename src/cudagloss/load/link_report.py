@@ -1,0 +1,76 @@
+"""Read a link check's JSON report (`cudagloss links --format json`) for the pages to cite.
+
+The publish job writes the report in the same run, but it is still a file on disk handed to
+us by name: it is parsed as strict JSON, bounded in size, and anything in it that is not the
+report's shape is a diagnostic at its line and column, all at once, never half-used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from cudagloss.errors import Diagnostic, GlossaryError, display_path
+from cudagloss.model.link_checks import RESULTS, LinkCheck, LinkChecks
+from cudagloss.text import strictjson
+
+MAX_BYTES = 64 * 1024 * 1024
+"""A report of a million URLs is far below this; a larger file is not one we wrote."""
+HINT = "pass the file `cudagloss links --format json` printed, unchanged (or leave --link-report out)"
+
+
+def load_link_report(path: Path) -> LinkChecks:
+    """The report's day and each URL's result; GlossaryError naming every problem."""
+    shown = display_path(path)
+
+    def problem(offset: int | None, message: str) -> GlossaryError:
+        line, col = strictjson.line_col(text, offset) if offset is not None else (1, 1)
+        return GlossaryError([Diagnostic(shown, line, col, message, HINT)])
+
+    text = ""
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise problem(None, f"the link report is larger than {MAX_BYTES // 2**20} MiB")
+        text = raw.decode("utf-8")
+    except OSError as exc:
+        raise problem(None, f"cannot read the link report: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise problem(None, f"the link report is not UTF-8 (byte {exc.start})") from None
+    try:
+        parsed = strictjson.parse(text)
+    except strictjson.JsonProblem as exc:
+        raise problem(exc.offset, f"not JSON: {exc.message}") from None
+    diagnostics: list[Diagnostic] = []
+
+    def bad(at: tuple[strictjson.Key, ...], message: str) -> None:
+        line, col = strictjson.line_col(text, parsed.where.offset(at))
+        diagnostics.append(Diagnostic(shown, line, col, message, HINT))
+
+    data: Any = parsed.value
+    day = None
+    if not isinstance(data, dict):
+        bad((), "a link report is one JSON object")
+        raise GlossaryError(diagnostics)
+    with contextlib.suppress(ValueError):
+        day = dt.date.fromisoformat(data["checked_on"]) if isinstance(data.get("checked_on"), str) else None
+    if day is None:
+        bad(("checked_on",), "'checked_on' must be the run's day, YYYY-MM-DD")
+    results = data.get("results")
+    by_url: dict[str, LinkCheck] = {}
+    if not isinstance(results, list):
+        bad(("results",), "'results' must be a list of {url, result}")
+        results = []
+    for i, entry in enumerate(results):
+        url = entry.get("url") if isinstance(entry, dict) else None
+        result = entry.get("result") if isinstance(entry, dict) else None
+        if not isinstance(url, str) or result not in RESULTS:
+            bad(("results", i), f"results[{i}] must have a 'url' string and a 'result' of {', '.join(RESULTS)}")
+        else:
+            by_url[url] = LinkCheck(result)
+    if diagnostics or day is None:
+        raise GlossaryError(diagnostics)
+    return LinkChecks(day, by_url)

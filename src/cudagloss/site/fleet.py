@@ -1,0 +1,112 @@
+"""How a term page names the nodes behind its numbers, so it reads the same with one node or fifty.
+
+A GPU model measured on a few cards keeps a column and a line per node (their names are worth
+reading); one measured on more (NAMED_NODES) becomes one column with its one number (every
+node's value in the hover, the spread beside it) and one line with its dates, drivers and gates.
+The byline names the nodes the same way. Per-node detail stays on the measurement page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NAMED_NODES = 3
+"""Up to this many nodes of one GPU model are named one by one; more are counted."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeView:
+    """One node that measured an experiment."""
+
+    node: str
+    gpu: str
+    date: str
+    stale: bool
+    failed_since: bool
+    """Its latest run failed; what is shown comes from the last good one."""
+    driver: str
+    cuda: str
+    """The driver's version and the CUDA version it supports ('' where not recorded)."""
+    gates_passed: int
+    gates: int
+    """Of its good run's gates, how many passed and how many it has."""
+    drift: tuple[tuple[str, str, str], ...]
+    """(label, old, new) of each environment key its good run changed since the one before."""
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredBy:
+    """The nodes of one GPU model whose numbers a page shows, for the byline's one line."""
+
+    gpu: str
+    count: int
+    nodes: tuple[str, ...]
+    """Their names, where there are few enough to read in a line (NAMED_NODES); else empty."""
+    first: str
+    last: str
+    """The days of the oldest and the newest run shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeGroup:
+    """The nodes of one GPU model in a Measured section: named one by one, or counted together."""
+
+    gpu: str
+    nodes: tuple[NodeView, ...]
+    together: bool
+    """More than NAMED_NODES: one column, one line."""
+    first: str
+    last: str
+    drivers: tuple[str, ...]
+    cudas: tuple[str, ...]
+    all_passed: int
+    """How many of the nodes passed every gate."""
+
+    @property
+    def column(self) -> str:
+        """The table's header for the group (or for its one node)."""
+        if self.together:
+            return f"{self.gpu}, {len(self.nodes)} nodes"
+        node = self.nodes[0]
+        return f"{node.gpu} ({node.node}, {node.date})"
+
+
+def _days(days: list[str]) -> tuple[str, str]:
+    ordered = sorted(days)
+    return ordered[0], ordered[-1]
+
+
+def measured_by(nodes: set[tuple[str, str, str]]) -> tuple[MeasuredBy, ...]:
+    """(node, gpu, day) grouped by GPU model, the model most nodes share first."""
+    by_gpu: dict[str, list[tuple[str, str]]] = {}
+    for node, gpu, day in sorted(nodes):
+        by_gpu.setdefault(gpu, []).append((node, day))
+    groups = []
+    for gpu, runs in sorted(by_gpu.items(), key=lambda g: (-len(g[1]), g[0])):
+        names = tuple(node for node, _ in runs) if len(runs) <= NAMED_NODES else ()
+        groups.append(MeasuredBy(gpu, len(runs), names, *_days([day for _, day in runs])))
+    return tuple(groups)
+
+
+def node_groups(nodes: tuple[NodeView, ...]) -> tuple[NodeGroup, ...]:
+    """The Measured section's nodes, in their order, by GPU model: a group of one per node
+    where the model has at most NAMED_NODES, else one group for the model."""
+    by_gpu: dict[str, list[NodeView]] = {}
+    for n in nodes:
+        by_gpu.setdefault(n.gpu, []).append(n)
+    groups = []
+    for gpu, members in by_gpu.items():
+        together = len(members) > NAMED_NODES
+        for part in [members] if together else [[n] for n in members]:
+            groups.append(
+                NodeGroup(
+                    gpu,
+                    tuple(part),
+                    together,
+                    *_days([n.date for n in part]),
+                    drivers=tuple(dict.fromkeys(n.driver for n in part if n.driver)),
+                    cudas=tuple(dict.fromkeys(n.cuda for n in part if n.cuda)),
+                    all_passed=sum(n.gates_passed == n.gates for n in part),
+                )
+            )
+    return tuple(groups)
