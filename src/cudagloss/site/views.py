@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
+from cudagloss.model.compare import ALPHA, MIN_CHANGE
 from cudagloss.model.display import short_gpu
 from cudagloss.model.measurement import Gate
 from cudagloss.model.term import Section
@@ -292,3 +293,6 @@ class ExperimentRow:
 @dataclass(frozen=True, slots=True)
 class MeasurementsIndex:
     experiments: tuple[ExperimentRow, ...]
+    alpha: str = f"{ALPHA:g}"
+    min_change: str = f"{MIN_CHANGE:.0%}"
+    """compare()'s rule (cudagloss.model.compare), stated where the statistics are explained."""
