@@ -73,6 +73,7 @@ def _node(
 
 FLEETS: dict[str, list[dict[str, Any]]] = {
     "one-node": [_node("h200-a", H200, 20, ms=0.1, gbs=4200.0)],
+    "two-nodes-alike": [_node("h200-a", H200, 20, ms=0.1, gbs=4200.0), _node("h200-b", H200, 20, ms=0.1, gbs=4200.0)],
     "two-nodes-agree": [_node("h200-a", H200, 20, ms=0.1, gbs=4200.0), _node("h200-b", H200, 21, ms=0.101, gbs=4190.0)],
     "twelve-nodes": [
         _node(

@@ -78,6 +78,9 @@ def readable_size(value: float, unit: str, *, bytes_: bool = False) -> tuple[flo
     return (int(value) if float(value).is_integer() else value), SIZE_UNITS[step]
 
 
+SAME_ON_EVERY_CARD = "the same on every card"
+
+
 def spread(results: Sequence[Result | None]) -> str:
     """How one result varies across the cards of one GPU model: 'min–max unit (x% apart)',
     'the same on every card', 'differs: a, b' for discrete values, or 'not measured on every
@@ -87,7 +90,7 @@ def spread(results: Sequence[Result | None]) -> str:
     found = [r for r in results if r is not None]
     values = [r.value for r in found]
     if all(v == values[0] and type(v) is type(values[0]) for v in values) and len({r.unit for r in found}) == 1:
-        return "the same on every card"
+        return SAME_ON_EVERY_CARD
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     if len(numbers) != len(values) or len({r.unit for r in found}) != 1:
         return "differs: " + ", ".join(dict.fromkeys(format_value(r) for r in found))

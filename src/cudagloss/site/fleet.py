@@ -1,13 +1,15 @@
 """How a term page names the nodes behind its numbers, so it reads the same with one node or fifty.
 
 A GPU model measured on a few cards keeps a column and a line per node (their names are worth
-reading); one measured on more (NAMED_NODES) becomes one column with its one number (every
-node's value in the hover, the spread beside it) and one line with its dates, drivers and gates.
+reading); one measured on more (NAMED_NODES), or whose nodes measured every value alike,
+becomes one column with its one number (every node's value in the hover, the spread beside it
+where they differ) and one line with its dates, drivers and gates.
 The byline names the nodes the same way. Per-node detail stays on the measurement page.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 NAMED_NODES = 3
@@ -54,13 +56,18 @@ class NodeGroup:
     gpu: str
     nodes: tuple[NodeView, ...]
     together: bool
-    """More than NAMED_NODES: one column, one line."""
+    """More than NAMED_NODES, or alike on every value: one column, one line."""
     first: str
     last: str
     drivers: tuple[str, ...]
     cudas: tuple[str, ...]
     all_passed: int
     """How many of the nodes passed every gate."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The nodes' names where there are few enough to read in a line."""
+        return tuple(n.node for n in self.nodes) if len(self.nodes) <= NAMED_NODES else ()
 
     @property
     def column(self) -> str:
@@ -88,15 +95,16 @@ def measured_by(nodes: set[tuple[str, str, str]]) -> tuple[MeasuredBy, ...]:
     return tuple(groups)
 
 
-def node_groups(nodes: tuple[NodeView, ...]) -> tuple[NodeGroup, ...]:
-    """The Measured section's nodes, in their order, by GPU model: a group of one per node
-    where the model has at most NAMED_NODES, else one group for the model."""
+def node_groups(nodes: tuple[NodeView, ...], alike: Collection[str] = ()) -> tuple[NodeGroup, ...]:
+    """The Measured section's nodes, in their order, by GPU model: one group for the model
+    where it has more than NAMED_NODES or is in alike (its nodes measured every value alike),
+    else a group of one per node."""
     by_gpu: dict[str, list[NodeView]] = {}
     for n in nodes:
         by_gpu.setdefault(n.gpu, []).append(n)
     groups = []
     for gpu, members in by_gpu.items():
-        together = len(members) > NAMED_NODES
+        together = len(members) > NAMED_NODES or (gpu in alike and len(members) > 1)
         for part in [members] if together else [[n] for n in members]:
             groups.append(
                 NodeGroup(

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from cudagloss.model.claims import ClaimError
-from cudagloss.model.display import format_value, spread, verify_command
+from cudagloss.model.display import SAME_ON_EVERY_CARD, format_value, spread, verify_command
 from cudagloss.model.measurement import Measurement, Value
 from cudagloss.model.measurement_rules import METHOD_LABELS
 from cudagloss.model.measurements import CitationError, ExperimentRecord, MeasurementSet, NodeRun
@@ -170,7 +170,8 @@ def cited_experiment_view(
     term: Term, page_uri: str, citation: MeasurementCitation, measurements: MeasurementSet | None, cited: Cited
 ) -> CitedExperiment:
     """One cited experiment for a term page's Measured section: its nodes side by side, one
-    row per result shown (those named in the citation, else those the body cites)."""
+    row per result shown (those named in the citation, else those the body cites). A GPU model
+    whose nodes measured every row alike, or that has many nodes, is one column (site.fleet)."""
     experiment = citation.experiment
     citer = ValueCiter(term, measurements, page_uri)
     record = measurements.get(experiment) if measurements else None
@@ -182,10 +183,18 @@ def cited_experiment_view(
     models = {
         gpu: n for gpu in dict.fromkeys(run.gpu for run in measured) if (n := sum(r.gpu == gpu for r in measured)) > 1
     }
+    names = citation.results or [n for e, n in cited if e == experiment]
+    values_of = {name: sorted(record.values(name), key=lambda v: first[v[0].gpu]) if record else [] for name in names}
+    alike = {
+        gpu
+        for gpu in models
+        if all(spread([r for run, r in values_of[name] if run.gpu == gpu]) == SAME_ON_EVERY_CARD for name in names)
+    }
+    models = {gpu: n for gpu, n in models.items() if gpu not in alike}  # a spread column says nothing there
     nodes = tuple(node_view(run) for run in measured)
-    groups = node_groups(nodes)
-    for name in citation.results or [n for e, n in cited if e == experiment]:
-        values = sorted(record.values(name), key=lambda v: first[v[0].gpu]) if record else []
+    groups = node_groups(nodes, alike)
+    for name in names:
+        values = values_of[name]
         found = next((r for _, r in values if r is not None), None)
         cells = []
         for g in groups:  # a node's own value, or a model's nodes as one number (each one in the hover)
