@@ -36,6 +36,7 @@ from cudagloss.site.views import (
     ClaimNode,
     ClaimView,
     ExperimentRow,
+    KernelView,
     MeasurementPage,
     MeasurementsIndex,
     ProvenanceRow,
@@ -45,6 +46,10 @@ from cudagloss.site.views import (
     RunView,
     TermEntry,
 )
+
+LANGUAGES = {"cuda": "CUDA C++", "ptx": "PTX"}
+LEXERS = {"cuda": "cuda", "ptx": "text"}
+"""Pygments has a CUDA lexer and none for PTX."""
 
 PROVENANCE_LABELS = {
     "node": "Node",
@@ -237,6 +242,11 @@ def measurement_view(
         cited_by=cited_by,
         runs=tuple(run_view(record, run) for run in record.runs),
         index=href(relative_href(measurements_index_uri(), uri)),
+        kernels=tuple(
+            KernelView(k.where, LANGUAGES[k.language], escape.code_block(k.source, LEXERS[k.language], indent=4))
+            for k in (record.info.kernels if record.info else ())
+        ),
+        api_calls=record.info.api_calls if record.info else (),
     )
 
 

@@ -279,6 +279,18 @@ class MeasurementPage:
     cited_by: tuple[TermEntry, ...]
     runs: tuple[RunView, ...]
     index: Markup
+    kernels: tuple[KernelView, ...] = ()
+    api_calls: tuple[str, ...] = ()
+    """The driver and NVRTC functions behind its values (verifier/anatomy.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KernelView:
+    """A kernel an experiment compiles: where it is written, its language, and the fenced block."""
+
+    where: str
+    language: str
+    block: Markup
 
 
 @dataclass(frozen=True, slots=True)
