@@ -83,6 +83,7 @@ class Renderer:
         self.corpus = corpus
         self.project = project
         self.repo_url = project.repo_url.rstrip("/") if project.repo_url else None
+        self.commit = project.commit
         self.templates_dir = templates_dir = project.templates_dir
         self.env = make_environment(templates_dir, self.state.bytecode)
         self.site_name = project.site_name
@@ -172,7 +173,7 @@ class Renderer:
             (self.site_name, self.site_url),
             lambda: escape.json_ld(term_json_ld(t, self.site_name, self.site_url)),
         )
-        return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False, json_ld=json_ld)
+        return GeneratedPage(term_src_uri(slug), markdown, self.edit_uri(t.file), in_nav=False, json_ld=json_ld)
 
     def term_view(self, slug: str) -> TermPage:
         """What a template needs to show one term, with links relative to its page; made
@@ -227,9 +228,10 @@ class Renderer:
         uri = section_src_uri(slug)
         terms = tuple(self._entry(t, uri) for t in self.corpus.in_section(slug))
         markdown = self.render("section.md.j2", SectionPage(section, terms, self.href_between(uri, INDEX)))
-        return GeneratedPage(uri, markdown, self._edit_uri(self.corpus.root / SECTIONS_FILE))
+        return GeneratedPage(uri, markdown, self.edit_uri(self.corpus.root / SECTIONS_FILE))
 
-    def _edit_uri(self, file: Path) -> str | None:
+    def edit_uri(self, file: Path) -> str | None:
+        """A file's path in the repository (the edit button's, a problem report's), or None outside it."""
         shown = display_path(file, self.repo_root)
         return None if shown.startswith(("/", "..")) else shown
 

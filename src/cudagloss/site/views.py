@@ -187,6 +187,8 @@ class TermPage:
     """The page's published address, when the site's URL is known."""
     cite: CiteThisView | None = None
     """BibTeX and CSL-JSON of the term, as fenced code blocks (templates/_cite.md.j2)."""
+    report: Markup | None = None
+    """A new issue in the repository, prefilled with the page's values and provenance (site/report.py)."""
 
 
 # -- the home page and section pages --------------------------------------------------------
