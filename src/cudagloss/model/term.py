@@ -36,6 +36,8 @@ URL_MAX = 2_000
 """Characters in a URL (what browsers and servers reliably accept)."""
 ITEMS_MAX = 50
 """Items in any one list of a term (aliases, sources, related terms...)."""
+TERMS_MAX = 5000
+"""Terms one section's reading order may name (the glossary is built for thousands)."""
 SECTIONS_MAX = 200
 """Sections in terms/_sections.yaml."""
 
@@ -108,7 +110,7 @@ class MeasurementCitation:
         metadata=doc(
             "Optional: the results to show in the page's Measured table, by name (the experiment's "
             "measurement page lists them). Without it the table shows the results the body refers to.",
-            max_items=ITEMS_MAX,
+            max_items=TERMS_MAX,
             max_length=NAME_MAX,
         ),
     )
@@ -247,6 +249,16 @@ class Section:
     title: str = field(metadata=doc("The section's heading, e.g. 'Compilation'.", max_length=NAME_MAX))
     description: str = field(
         default="", metadata=doc("One or two sentences shown under the heading.", max_length=NOTE_MAX)
+    )
+    terms: list[str] = field(
+        default_factory=list,
+        hash=False,  # a list: equality still compares it, so a memo keyed on a section sees a new order
+        metadata=doc(
+            "The reading order of the section's terms, by slug: each page links the one before and after. "
+            "Terms not named follow, A-Z.",
+            max_items=ITEMS_MAX,
+            max_length=NAME_MAX,
+        ),
     )
 
 

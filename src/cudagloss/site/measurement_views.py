@@ -29,23 +29,19 @@ from cudagloss.site import escape
 from cudagloss.site.body import Cited
 from cudagloss.site.directives import ValueCiter
 from cudagloss.site.environment import author_markdown, href
-from cudagloss.site.fleet import NodeView, node_groups
-from cudagloss.site.output import GeneratedFile
-from cudagloss.site.views import (
-    CitedExperiment,
-    ClaimNode,
-    ClaimView,
+from cudagloss.site.experiment_views import (
     ExperimentRow,
     KernelView,
     MeasurementPage,
     MeasurementsIndex,
     ProvenanceRow,
-    ResultRow,
     ResultView,
     RunFile,
     RunView,
-    TermEntry,
 )
+from cudagloss.site.fleet import NodeView, node_groups
+from cudagloss.site.output import GeneratedFile
+from cudagloss.site.views import CitedExperiment, ClaimNode, ClaimView, ResultRow, TermEntry
 
 LANGUAGES = {"cuda": "CUDA C++", "ptx": "PTX"}
 LEXERS = {"cuda": "cuda", "ptx": "text"}

@@ -190,6 +190,9 @@ class Renderer:
                 self.site_name,
                 self.site_url,
                 tuple(e.link in self.corpus for e in t.term.where_you_meet_this),
+                tuple((n.slug, n.term.name) if n else None for n in self.corpus.neighbours(slug)),
+                self.repo_url,
+                self.commit,
             )
             view = self.state.views.get((t, self._bodies[slug], *related), rest, lambda: term_view(self, slug, own))
             self._views[slug] = view
