@@ -21,6 +21,7 @@ from cudagloss.check.entries import Entry, Ref
 from cudagloss.check.fields import emails, future_dates, shown, source_url_mistake
 from cudagloss.check.markdown_fields import field_position, markdown_fields, typed_numbers
 from cudagloss.check.names import name_diagnostics, slug_diagnostics
+from cudagloss.check.placeholders import placeholders
 from cudagloss.check.sections import section_diagnostics
 from cudagloss.check.singular import singular_gpu
 from cudagloss.errors import Diagnostic, did_you_mean
@@ -231,6 +232,7 @@ def term_diagnostics(
     the index of each fact its prose used (the facts check needs them all)."""
     out: list[Diagnostic] = []
     out += _text_fields(t)
+    out += placeholders(t)
     out += _sources(t)
     out += _meet(t)
     out += _emails(t)
