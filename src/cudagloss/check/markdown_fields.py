@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 from cudagloss.check.fields import EMAIL_HINT, shown
 from cudagloss.check.markdown_rules import check_markdown
-from cudagloss.check.typed_numbers import allowed, find, hint, message
+from cudagloss.check.typed_hints import hint
+from cudagloss.check.typed_numbers import allowed, find, message
 from cudagloss.errors import Diagnostic
 from cudagloss.model.corpus import Facts, LoadedTerm
 from cudagloss.model.directives import AuthorTextError, check_directives
@@ -76,7 +77,7 @@ def typed_numbers(
                 used.add(fact)
                 continue
             at = field_position(t, where, *_offset_position(text, found.start))
-            told = hint(found, t.term, measurements, facts.path)
+            told = hint(found, text, t.term, measurements, facts.path)
             if where.startswith("claims["):  # says takes no directive: the condition names the values
                 told = "say it in words; the claim's condition names the measured values"
             yield Diagnostic(t.path, *at, message(where, found), told)

@@ -16,6 +16,13 @@ from typing import Any, Literal
 PENDING: Literal["pending"] = "pending"
 """The value of a byline or stamp field that nobody knows yet."""
 
+PLACEHOLDER = "FILL IN"
+"""What `make new` writes at the start of each text the author must replace ('FILL-IN' in a
+URL); `make check` reports every one left (cudagloss.check.placeholders)."""
+PLACEHOLDER_PATTERN = r"\bFILL[ -]IN\b"
+"""How the check finds it: in capitals, as `make new` writes it, so prose that asks a reader
+to 'fill in' a form is not taken for one."""
+
 Pending = Literal["pending"]
 DateOrPending = _dt.date | Pending
 
