@@ -38,6 +38,7 @@ from cudagloss.site.environment import author_markdown, href, make_environment, 
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
 from cudagloss.site.measurement_views import measurement_view, measurements_index_view, raw_files
 from cudagloss.site.output import GeneratedPage, SiteContent
+from cudagloss.site.overview import GLANCE_URI, glance, measured
 from cudagloss.site.state import LinkedBody, RenderState
 from cudagloss.site.term_view import term_view
 from cudagloss.site.views import (
@@ -217,7 +218,8 @@ class Renderer:
             SectionEntry(s.title, s.description, href(section_src_uri(s.slug)), len(self.corpus.in_section(s.slug)))
             for s in self.corpus.sections
         )
-        markdown = self.render("index.md.j2", IndexPage(self.site_name, sections, letters, len(self.corpus)))
+        page = IndexPage(self.site_name, sections, letters, len(self.corpus), measured(self.corpus.measurements, INDEX))
+        markdown = self.render("index.md.j2", page)
         json_ld = self.state.json_ld.get(
             tuple(self.corpus.alphabetical()),
             ("the set", self.site_name, self.site_url),
@@ -270,4 +272,7 @@ class Renderer:
             pages.append(self.measurements_index_page())
             pages += [self.measurement_page(record) for record in self.corpus.measurements]
             nav.append({"Measurements": measurements_index_uri()})
+            if (at_a_glance := glance(self.corpus.measurements)) is not None:
+                pages.append(GeneratedPage(GLANCE_URI, self.render("gpus.md.j2", at_a_glance), None))
+                nav.append({"GPU at a glance": GLANCE_URI})
         return SiteContent(pages, nav, raw_files(self.corpus.measurements))

@@ -19,6 +19,7 @@ from cudagloss.model.display import short_gpu
 from cudagloss.model.term import Section
 from cudagloss.site.cite_this import CiteThisView
 from cudagloss.site.fleet import MeasuredBy, NodeGroup, NodeView
+from cudagloss.site.overview import Measured
 
 # -- links to terms and sections ------------------------------------------------------------
 
@@ -218,6 +219,7 @@ class IndexPage:
     sections: tuple[SectionEntry, ...]
     letters: tuple[Letter, ...]
     count: int
+    measured: Measured | None = None
 
 
 @dataclass(frozen=True, slots=True)
