@@ -221,12 +221,12 @@ def expand(text: str, handlers: Mapping[str, Handler]) -> str:
     return "".join(out)
 
 
-def check_directives(term: Term, measurements: MeasurementSet | None) -> None:
-    """Raise AuthorTextError at the first directive of term's body that cannot be shown: the
-    lookups of its row, which the page's handler makes too."""
+def check_directives(term: Term, measurements: MeasurementSet | None, text: str | None = None) -> None:
+    """Raise AuthorTextError at the first directive of text (default: term's body) that cannot
+    be shown: the lookups of its row, which the page's handler makes too."""
 
     def looked_up(d: Directive) -> str:
         d.spec.lookup(term, measurements, d)
         return ""
 
-    expand(term.body, dict.fromkeys(DIRECTIVES, looked_up))
+    expand(term.body if text is None else text, dict.fromkeys(DIRECTIVES, looked_up))

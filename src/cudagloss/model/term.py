@@ -193,6 +193,15 @@ class Term:
             max_length=BODY_MAX,
         )
     )
+    highlight: str = field(
+        default="",
+        metadata=doc(
+            "One or two sentences of what the measurements show that a reader would not expect, with the "
+            "values cited as in the body ({{ measured(...) }}, {{ compare(...) }}); the home page lists "
+            "them under 'Measured, not typed'. Leave it out where nothing surprises.",
+            max_length=NOTE_MAX,
+        ),
+    )
     aliases: list[str] = field(
         default_factory=list,
         metadata=doc(

@@ -13,11 +13,21 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from cudagloss.model.corpus import Corpus
+from cudagloss.model.directives import expand
 from cudagloss.model.display import one_number
 from cudagloss.model.measurements import MeasurementSet
-from cudagloss.model.urls import measurement_src_uri, measurements_index_uri, relative_href, result_anchor
+from cudagloss.model.urls import (
+    measurement_src_uri,
+    measurements_index_uri,
+    relative_href,
+    result_anchor,
+    term_src_uri,
+)
 from cudagloss.site import escape
+from cudagloss.site.directives import handlers
 from cudagloss.site.environment import href
+from cudagloss.text.markdown import neutralize_html
 
 GLANCE_URI = "gpus.md"
 """The GPU at a glance page, beside the home page."""
@@ -49,6 +59,16 @@ class Measured:
     newest: str
     glance: Markup | None
     index: Markup
+
+
+@dataclass(frozen=True, slots=True)
+class Highlight:
+    """A term's measured surprise on the home page: its name, its page, and the sentence with
+    the values the measurements gave."""
+
+    name: str
+    href: Markup
+    text: Markup
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +113,22 @@ def measured(measurements: MeasurementSet | None, from_uri: str) -> Measured | N
         glance=href(relative_href(GLANCE_URI, from_uri)) if glance and glance.measured else None,
         index=href(relative_href(measurements_index_uri(), from_uri)),
     )
+
+
+HIGHLIGHTS = 6
+"""Surprises the home page shows: a few, in reading order; each page keeps its own."""
+
+
+def highlights(corpus: Corpus, from_uri: str) -> tuple[Highlight, ...]:
+    """The first HIGHLIGHTS terms' `highlight`, in reading order, their directives replaced by
+    the values they cite (linked from this page) as a body's are, raw HTML shown as text."""
+    found: list[Highlight] = []
+    for t in corpus.reading_order():
+        if t.term.highlight and len(found) < HIGHLIGHTS:
+            handle, _ = handlers(t.term, corpus.measurements, from_uri, corpus.link_checks)
+            text = neutralize_html(expand(t.term.highlight, handle))
+            found.append(Highlight(t.term.name, href(relative_href(term_src_uri(t.slug), from_uri)), Markup(text)))
+    return tuple(found)
 
 
 def glance(measurements: MeasurementSet | None) -> GlancePage | None:

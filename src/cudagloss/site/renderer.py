@@ -38,7 +38,7 @@ from cudagloss.site.environment import author_markdown, href, make_environment, 
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
 from cudagloss.site.measurement_views import measurement_view, measurements_index_view, raw_files
 from cudagloss.site.output import GeneratedPage, SiteContent
-from cudagloss.site.overview import GLANCE_URI, glance, measured
+from cudagloss.site.overview import GLANCE_URI, glance, highlights, measured
 from cudagloss.site.state import LinkedBody, RenderState
 from cudagloss.site.term_view import term_view
 from cudagloss.site.views import (
@@ -218,7 +218,8 @@ class Renderer:
             SectionEntry(s.title, s.description, href(section_src_uri(s.slug)), len(self.corpus.in_section(s.slug)))
             for s in self.corpus.sections
         )
-        page = IndexPage(self.site_name, sections, letters, len(self.corpus), measured(self.corpus.measurements, INDEX))
+        found = measured(self.corpus.measurements, INDEX)
+        page = IndexPage(self.site_name, sections, letters, len(self.corpus), found, highlights(self.corpus, INDEX))
         markdown = self.render("index.md.j2", page)
         json_ld = self.state.json_ld.get(
             tuple(self.corpus.alphabetical()),

@@ -19,7 +19,7 @@ from cudagloss.model.display import short_gpu
 from cudagloss.model.term import Section
 from cudagloss.site.cite_this import CiteThisView
 from cudagloss.site.fleet import MeasuredBy, NodeGroup, NodeView
-from cudagloss.site.overview import Measured
+from cudagloss.site.overview import Highlight, Measured
 
 # -- links to terms and sections ------------------------------------------------------------
 
@@ -220,6 +220,7 @@ class IndexPage:
     letters: tuple[Letter, ...]
     count: int
     measured: Measured | None = None
+    highlights: tuple[Highlight, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
