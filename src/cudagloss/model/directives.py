@@ -109,6 +109,17 @@ def find_source(term: Term, source_id: str) -> Source:
     )
 
 
+def text_result(term: Term, measurements: MeasurementSet | None, experiment: str, name: str) -> object:
+    """resolve's record, where the result is text on a node (a listing shows text, not a number)."""
+    record = resolve(term, measurements, experiment, name)
+    if not any(isinstance(r.value, str) for _, r in record.values(name) if r is not None):
+        raise CitationError(
+            f"listing('{experiment}', '{name}'): '{name}' is not a text result",
+            f'a number is shown with {{{{ measured("{experiment}", "{name}") }}}}',
+        )
+    return record
+
+
 DIRECTIVES: dict[str, Spec] = {
     spec.name: spec
     for spec in (
@@ -135,6 +146,15 @@ DIRECTIVES: dict[str, Spec] = {
             'two timings by the stated rule: "about 48× faster than" or "not shown to differ (5 runs each) from"',
             "values",
             lambda term, measurements, d: resolve_pair(term, measurements, *d.values),
+        ),
+        Spec(
+            "listing",
+            ("experiment", "result"),
+            'listing("experiment", "result")',
+            "a text result the GPU node recorded (the SASS of a kernel) as a code block, naming the node, "
+            "on a line of its own",
+            "values",
+            lambda term, measurements, d: text_result(term, measurements, *d.values[0]),
         ),
     )
 }

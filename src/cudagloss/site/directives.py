@@ -86,6 +86,20 @@ class ValueCiter:
         href = escape.ident(result_anchor(run.node, name))
         return Markup(f'[{shown}]({self.href(experiment, href)} "{escape.link_title(title)}")')
 
+    def listing(self, experiment: str, name: str) -> Markup:
+        """A text result as a fenced block of its own, after a line naming where it was recorded
+        (the reference GPU model's first node); where nodes recorded different text, it says so."""
+        record = resolve(self.term, self.measurements, experiment, name)  # not in `used`: no table row for a listing
+        texts = [(run, r) for run, r in record.values(name) if r is not None and isinstance(r.value, str)]
+        shown = one_number([(run.gpu, r) for run, r in texts])
+        run, result = texts[shown.first]
+        where = f"Recorded on {run.gpu} ({run.node}) by make verify, {run.recorded_on}"
+        if len({str(r.value) for _, r in texts}) > 1:
+            where += "; other nodes recorded other text"
+        anchor = escape.ident(result_anchor(run.node, name))
+        caption = Markup(f"[{escape.text(where)}]({self.href(experiment, anchor)}):")
+        return Markup("\n\n") + caption + Markup("\n\n") + escape.code_block(str(result.value), "text") + Markup("\n\n")
+
     def compare(self, first: Ref, second: Ref) -> Markup:
         """How the first timing stands to the second on each node that measured both, as a
         link to the first one's row; the medians, the test and the rule are in its title."""
@@ -193,4 +207,7 @@ def handlers(
         first, second = d.values
         return citer.compare(first, second)
 
-    return {"measured": measured, "cite": cite, "compare": compare}, citer
+    def listing(d: Directive) -> str:
+        return citer.listing(*d.values[0])
+
+    return {"measured": measured, "cite": cite, "compare": compare, "listing": listing}, citer
