@@ -31,38 +31,39 @@ for (const type of ["focusin", "mouseover"]) {
   if (!script || !list || !query) return;
   const NAMES = new URL("glossary-names.json", script.src);
   const ROOT = new URL("../", script.src);
+  const GUESSES = 3;
   let terms = null;
   let loading = null;
 
   const fold = (text) =>
     String(text).normalize("NFKC").toLowerCase().replace(/["\u201c\u201d]/g, "").split(/[\s\-]+/).filter(Boolean).join(" ");
 
-  // Optimal string alignment distance of at most one, counted in code points.
+  // Whether two names, as arrays of code points, are at most one edit apart (optimal string
+  // alignment): a letter left out, added or changed, or two neighbours swapped.
+  const sameFrom = (a, i, b, j) => a.length - i === b.length - j && a.slice(i).every((c, k) => c === b[j + k]);
   const withinOne = (a, b) => {
     if (a.length < b.length) [a, b] = [b, a];
     if (a.length - b.length > 1) return false;
     let i = 0;
     while (i < b.length && a[i] === b[i]) i++;
-    const rest = (x, from) => x.slice(from).join("\u0000");
-    if (a.length > b.length) return rest(a, i + 1) === rest(b, i);
     if (i === a.length) return true;
-    const swapped = a[i] === b[i + 1] && a[i + 1] === b[i] && rest(a, i + 2) === rest(b, i + 2);
-    return swapped || rest(a, i + 1) === rest(b, i + 1);
+    if (a.length > b.length) return sameFrom(a, i + 1, b, i);
+    return sameFrom(a, i + 1, b, i + 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && sameFrom(a, i + 2, b, i + 2));
   };
 
   const load = () => {
     loading ||= fetch(NAMES)
       .then((response) => (response.ok ? response.json() : { terms: [] }))
+      .catch(() => ({ terms: [] }))
       .then((data) => {
         terms = (Array.isArray(data.terms) ? data.terms : []).flatMap((t) => {
           const href = new URL(String(t.url), ROOT);
-          if (href.origin !== ROOT.origin || !/^https?:$/.test(href.protocol)) return [];
+          if (href.origin !== ROOT.origin) return [];
           const names = (Array.isArray(t.names) ? t.names : []).map(fold);
           return [{ href, name: String(t.name), definition: String(t.definition || ""), names, points: names.map((n) => [...n]) }];
         });
         arrange();
-      })
-      .catch(() => (terms = []));
+      });
     return null;
   };
 
@@ -76,6 +77,7 @@ for (const type of ["focusin", "mouseover"]) {
     if (points.length < 4) return [];
     return terms
       .filter((t) => t.points.some((name) => name.length >= 5 && withinOne(points, name)))
+      .slice(0, GUESSES)
       .map((t) => ({ t, guess: true }));
   };
 
