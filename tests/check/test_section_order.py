@@ -6,10 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from conftest import FIXTURES
-from cudagloss.errors import GlossaryError
 from cudagloss.load.corpus import load_corpus
 from cudagloss.load.measurements import load_measurements
 from cudagloss.model.corpus import Corpus
@@ -39,11 +36,13 @@ def test_the_stated_order_comes_first_then_the_rest_a_to_z_and_the_sections_in_o
     assert corpus.neighbours("warp")[0] is None and corpus.neighbours("2d-grid")[1] is None
 
 
-def test_every_wrong_name_in_an_order_is_reported_at_its_place(tmp_path: Path) -> None:
+def test_every_wrong_name_in_an_order_is_a_warning_at_its_place(tmp_path: Path) -> None:
+    """A warning, not an error: the term only falls back to A-Z, so the preview keeps its pages
+    while a term is renamed (make check --strict fails on it all the same)."""
     terms = _glossary(tmp_path, "    terms:\n      - warp\n      - lane\n      - wrap\n      - warp\n")
-    with pytest.raises(GlossaryError) as info:
-        _load(terms)
-    said = [(d.line, d.message) for d in info.value.errors]
+    corpus = _load(terms)
+    assert all(d.warning for d in corpus.warnings)
+    said = [(d.line, d.message) for d in corpus.warnings if "terms[" in d.message]
     assert said == [
         (8, "sections[0].terms[1]: 'lane' is in section 'gadgets', not 'widgets'"),
         (9, "sections[0].terms[2]: no term 'wrap' (did you mean 'warp'?)"),

@@ -56,7 +56,11 @@ class ValueCiter:
         to the first of its rows, with every node's value and provenance in the hover; where
         other GPU models measured it too, a link to the table says it varies by GPU."""
         shown_as = one_number([(run.gpu, result) for run, result in values])
-        shown = escape.text(shown_as.text) + (Markup(" (stale)") if any(run.stale for run, _ in values) else Markup())
+        texts = {r.value for _, r in values if r is not None and r.value is not None}
+        whole = all(r is not None and r.value is not None for _, r in values)
+        as_code = whole and len(texts) == 1 and isinstance(next(iter(texts)), str)  # one text: code, as one node's
+        shown = escape.code(shown_as.text) if as_code else escape.text(shown_as.text)
+        shown += Markup(" (stale)") if any(run.stale for run, _ in values) else Markup()
         title = "; ".join(f"{format_value(result)}: {self.provenance(run, result)}" for run, result in values)
         anchor = escape.ident(result_anchor(values[shown_as.first][0].node, name))
         link = Markup(f'[{shown}]({self.href(experiment, anchor)} "{escape.link_title(title)}")')
