@@ -22,6 +22,7 @@ from cudagloss.check.fields import emails, future_dates, shown, source_url_mista
 from cudagloss.check.markdown_fields import field_position, markdown_fields, typed_numbers
 from cudagloss.check.names import name_diagnostics, slug_diagnostics
 from cudagloss.check.sections import section_diagnostics
+from cudagloss.check.worked import worked_diagnostics
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.addresses import url_host_problem
 from cudagloss.model.corpus import Corpus, Facts, LoadedTerm
@@ -236,6 +237,7 @@ def term_diagnostics(
     out += _measurements(t, measurements)
     out += markdown_fields(t, measurements)
     out += claim_diagnostics(t, measurements)
+    out += worked_diagnostics(t, measurements, facts)
     used: set[int] = set()
     out += typed_numbers(t, measurements, facts, used)
     return out, used

@@ -27,10 +27,12 @@ from cudagloss.errors import did_you_mean
 from cudagloss.model.measurements import CitationError, MeasurementSet, resolve, resolve_pair
 from cudagloss.model.refs import REF, Ref, read_ref
 from cudagloss.model.term import Source, Term
+from cudagloss.model.worked import WorkedExample
 from cudagloss.text.spans import code_ranges, position
 
-Param = Literal["experiment", "result", "value", "source"]
-"""What one string argument names: an experiment id, a result name, experiment.result, a source id."""
+Param = Literal["experiment", "result", "value", "source", "worked"]
+"""What one string argument names: an experiment id, a result name, experiment.result, a source id,
+a worked example's id."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,29 @@ def find_source(term: Term, source_id: str) -> Source:
     )
 
 
+def find_worked(term: Term, worked_id: str, body: str = "", d: Directive | None = None) -> WorkedExample:
+    """The worked example `worked(worked_id)` names; raises CitationError when the term has none
+    of that id, or (given the body and the directive) when the directive does not stand alone
+    between blank lines: the page puts a list there, which a sentence around it would break."""
+    for example in term.worked:
+        if example.id == worked_id:
+            break
+    else:
+        ids = [w.id for w in term.worked]
+        raise CitationError(
+            f"worked('{worked_id}'): the term has no worked example '{worked_id}'{did_you_mean(worked_id, ids)}",
+            f"its worked examples are {', '.join(ids)}" if ids else "add it under worked:, with an id, title and steps",
+        )
+    if d is not None:
+        before, after = body[: d.start].split("\n")[-2:], body[d.end :].split("\n")[:2]
+        if any(part.strip() for part in (before[-1], after[0], *before[:-1], *after[1:])):
+            raise CitationError(
+                "worked(...) must stand alone, with a blank line before and after it",
+                "put it on a line of its own between paragraphs: the page shows a list of steps there",
+            )
+    return example
+
+
 DIRECTIVES: dict[str, Spec] = {
     spec.name: spec
     for spec in (
@@ -135,6 +160,14 @@ DIRECTIVES: dict[str, Spec] = {
             'two timings by the stated rule: "about 48× faster than" or "not shown to differ (5 runs each) from"',
             "values",
             lambda term, measurements, d: resolve_pair(term, measurements, *d.values),
+        ),
+        Spec(
+            "worked",
+            ("worked",),
+            'worked("id")',
+            "one of the term's worked examples: its steps with the values each node measured, checked against them",
+            "a worked example",
+            lambda term, _, d: find_worked(term, d.args[0], term.body, d),
         ),
     )
 }
