@@ -10,6 +10,7 @@ Every string from the term or the measurements passes cudagloss.site.escape.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -25,6 +26,7 @@ from cudagloss.model.work_rules import FACT, STEP, Quantity
 from cudagloss.model.workings import NodeWork, Working, gap, shown
 from cudagloss.site import escape
 
+_NUMBER = re.compile(r"-?[0-9][0-9,]*(?:\.[0-9]+)?")
 SYMBOLS = {"*": "×", "/": "÷", "floor": "⌊{}⌋", "ceil": "⌈{}⌉"}
 """How a step's arithmetic reads: × and ÷, and rounding down or up as ⌊x⌋ and ⌈x⌉."""
 Linker = Callable[[Ref, Sequence[NodeWork]], Markup]
@@ -37,8 +39,11 @@ def span(pairs: Sequence[tuple[float, str]]) -> str:
     if len(texts) == 1:
         return texts[0]
     low, high = min(pairs)[1], max(pairs)[1]
-    number, _, unit = low.partition(" ")
-    return f"{number}–{high}" if unit and high.endswith(" " + unit) else f"{low} – {high}"
+    number = _NUMBER.match(low)
+    unit = low[number.end() :] if number else ""
+    if number and unit and high.endswith(unit) and _NUMBER.fullmatch(high[: len(high) - len(unit)]):
+        return f"{number.group()}–{high}"
+    return f"{low} – {high}"
 
 
 def reading(q: Quantity) -> str:
