@@ -120,9 +120,15 @@ def work(term: Term, index: int, measurements: MeasurementSet | None, facts: Seq
         mismatches += [m for i, q in enumerate(steps) if q is not None if (m := _compare(s, i, q, n, fail))]
     errors = [
         WorkedError(where, message + ("" if len(on) == len(nodes) else f" (on node '{', '.join(on)}')"), hint, at)
-        for (where, message, hint, at), on in found.items()
+        for (where, message, hint, at), on in sorted(found.items(), key=lambda item: _order(item[0][0]))
     ]
     return Working(s, tuple(worked), tuple(errors), tuple(mismatches))
+
+
+def _order(where: str) -> tuple[int, str]:
+    """Mistakes in the order of the steps they are in ('steps[10].unit' after 'steps[9].value')."""
+    number = where.partition("[")[2].partition("]")[0]
+    return (int(number) if number.isdigit() else -1, where)
 
 
 def _steps(s: Static, n: NodeValues, fail: Fail) -> tuple[Quantity | None, ...]:
