@@ -204,6 +204,8 @@ def test_a_mistake_in_the_values_is_an_error_at_its_step_naming_the_nodes_where_
         Step("Matches a value of another kind", value="ex.api_blocks * 1", matches="ex.shared_memory_per_sm"),
         Step("Reads badly", value="ex.max_threads_per_sm * ex.shared_memory_per_sm"),
         Step("Per, already per", value="ex.max_blocks_per_sm", per="SM"),
+        Step("A GPU's number, written", value="66 * 1000", unit="GB/s"),
+        Step("A plain number, written", value="2 * 2"),
     ]
     w = worked(tmp_path, steps)
     assert [n.node for n in w.nodes] == ["node-a", "node-b"]
@@ -218,6 +220,7 @@ def test_a_mistake_in_the_values_is_an_error_at_its_step_naming_the_nodes_where_
         ),
         ("steps[6].value", "its unit works out as threads·bytes/SM, which a reader cannot read"),
         ("steps[7].per", "the value is already counted in SM: blocks/SM"),
+        ("steps[8].unit", "a number written in the step, in GB/s, is a rate, which describes a GPU"),
     ]
     assert w.nodes[0].steps[1] is None and w.nodes[1].steps[1] is not None  # unworked where its step failed
 

@@ -30,6 +30,7 @@ _UNIT = r"[A-Za-zµμ%×][A-Za-z0-9µμ%×/·*^⁰¹²³⁴⁵⁶⁷⁸⁹⁻_-]
 _QUANTITY = re.compile(rf"(?P<number>{_NUMBER})(?:[ \t]+(?P<unit>{_UNIT}))?")
 _WITHIN = re.compile(r"(?P<number>[0-9]{1,3}(?:\.[0-9]{1,6})?)[ \t]*%")
 _TICKS = {"clock", "cycle"}
+CITE = "cite the measured value in a value:, or list it under values: in terms/_facts.yml with the reason"
 
 
 class WorkedError(Exception):
@@ -182,8 +183,7 @@ class _Reader:
             self.fail(f"{at}.given", str(exc), "write a number and its unit, e.g. 32 threads/block")
             return None
         if why := describes_a_gpu(given.unit):
-            hint = "cite the measured value in a value:, or list it in terms/_facts.yml with the reason"
-            self.fail(f"{at}.given", f"'{text}' is {why}, which describes a GPU", hint)
+            self.fail(f"{at}.given", f"'{text}' is {why}, which describes a GPU", CITE)
         return given
 
     def _unit(self, where: str, text: str) -> Unit | None:

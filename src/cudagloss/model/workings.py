@@ -25,7 +25,7 @@ from cudagloss.model.measurements import CitationError, MeasurementSet, NodeValu
 from cudagloss.model.refs import Ref
 from cudagloss.model.term import Term
 from cudagloss.model.units import NONE, SYMBOLS, Unit
-from cudagloss.model.work_rules import FACT, STEP, Quantity, Static, WorkedError, static
+from cudagloss.model.work_rules import CITE, FACT, STEP, Quantity, Static, WorkedError, describes_a_gpu, static
 
 EXACT = Fraction(1, 10**9)
 """How far apart two numbers called equal may be, as a share of the larger: a double's rounding."""
@@ -173,6 +173,10 @@ def _value(s: Static, i: int, tree: Expr, lookup: Callable[[str, str], Operand],
             hint = "add unit: with the unit a reader expects, e.g. unit: TFLOP/s"
             fail(f"{where}.value", f"its unit works out as {unit}, which a reader cannot read", hint, None)
         return Quantity(x, unit)
+    if computed is None and (why := describes_a_gpu(target)):  # numbers alone, given a unit: a given
+        message = f"a number written in the step, in {target}, is {why}, which describes a GPU"
+        fail(f"{where}.unit", message, CITE, None)
+        return None
     by = Fraction(1) if computed is None else units.factor(unit, target)
     if by is None:
         message = f"the value works out in {unit or 'no unit'}, which is not {target}: their dimensions differ"
