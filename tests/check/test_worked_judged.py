@@ -154,6 +154,18 @@ def test_the_directive_must_stand_alone_and_name_a_worked_example_the_body_place
     assert '{{ worked("warps-per-sm") }}' in run.stderr  # the hint
 
 
+def test_a_highlight_may_not_place_a_worked_example(glossary: Path) -> None:
+    warp = edit(
+        glossary, ("section: widgets\n", 'section: widgets\nhighlight: >-\n  See {{ worked("warps-per-sm") }}.\n')
+    )
+    run = check(glossary)
+    assert run.returncode == 1
+    assert (
+        f"terms/warp.yaml:{line_of(warp, 'See {{ worked')}:7: highlight: worked(...) is allowed only in the body"
+        in run.stderr
+    )
+
+
 def test_an_example_nobody_measured_is_a_warning_and_its_words_are_checked_like_prose(glossary: Path) -> None:
     edit(glossary, ("        value: warp-size.warp_size\n", "        value: warp-size.lanes\n"))
     edit(glossary, ("says: An SM holds this many threads", "says: An SM holds 2048 threads"))

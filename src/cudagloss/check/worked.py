@@ -14,11 +14,12 @@ from dataclasses import replace
 from cudagloss.check.markdown_fields import field_position
 from cudagloss.errors import Diagnostic
 from cudagloss.model.corpus import Facts, LoadedTerm
-from cudagloss.model.directives import scan
+from cudagloss.model.directives import scan, stands_alone
 from cudagloss.model.display import format_value, verify_command
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.work_rules import read_quantity
 from cudagloss.model.workings import Mismatch, gap, shown, work
+from cudagloss.text.spans import position
 
 _FACT_ID = re.compile(r"[a-z][a-z0-9_]{0,99}")
 
@@ -30,6 +31,11 @@ def worked_diagnostics(t: LoadedTerm, measurements: MeasurementSet | None, facts
     for d in scan(t.term.body)[0]:
         if d.name == "worked":
             placed[d.args[0]] = placed.get(d.args[0], 0) + 1
+        if d.name == "worked" and not stands_alone(t.term.body, d):
+            yield _in(t, "body", t.term.body, d.start, _ALONE, "put it on a line of its own between paragraphs")
+    for d in scan(t.term.highlight)[0]:
+        if d.name == "worked":
+            yield _in(t, "highlight", t.term.highlight, d.start, _ONLY_BODY, "place it in the body")
     first: dict[str, int] = {}
     for i, example in enumerate(t.term.worked):
         where = f"worked[{i}]"
@@ -86,6 +92,16 @@ def fact_value_mistakes(facts: Facts) -> Iterator[Diagnostic]:
             yield at("value", str(exc), "write a number and its unit, e.g. 2 FLOP/clock/lane")
         if not fact.reason.strip():
             yield at("reason", "is empty", "say why it holds on every GPU, e.g. what the programming model defines")
+
+
+_ALONE = "worked(...) must stand alone, with a blank line before and after it: the page puts a list of steps there"
+_ONLY_BODY = "worked(...) is allowed only in the body: a highlight is a sentence or two"
+
+
+def _in(t: LoadedTerm, where: str, text: str, offset: int, message: str, hint: str) -> Diagnostic:
+    """A diagnostic at an offset into a Markdown field's text."""
+    line, col = position(text, offset)
+    return Diagnostic(t.path, *field_position(t, where, line, col), f"{where}: {message}", hint)
 
 
 def _at(t: LoadedTerm, where: str, message: str, hint: str) -> Diagnostic:

@@ -111,27 +111,24 @@ def find_source(term: Term, source_id: str) -> Source:
     )
 
 
-def find_worked(term: Term, worked_id: str, body: str = "", d: Directive | None = None) -> WorkedExample:
+def find_worked(term: Term, worked_id: str) -> WorkedExample:
     """The worked example `worked(worked_id)` names; raises CitationError when the term has none
-    of that id, or (given the body and the directive) when the directive does not stand alone
-    between blank lines: the page puts a list there, which a sentence around it would break."""
+    of that id. The check stage and the page both ask this."""
     for example in term.worked:
         if example.id == worked_id:
-            break
-    else:
-        ids = [w.id for w in term.worked]
-        raise CitationError(
-            f"worked('{worked_id}'): the term has no worked example '{worked_id}'{did_you_mean(worked_id, ids)}",
-            f"its worked examples are {', '.join(ids)}" if ids else "add it under worked:, with an id, title and steps",
-        )
-    if d is not None:
-        before, after = body[: d.start].split("\n")[-2:], body[d.end :].split("\n")[:2]
-        if any(part.strip() for part in (before[-1], after[0], *before[:-1], *after[1:])):
-            raise CitationError(
-                "worked(...) must stand alone, with a blank line before and after it",
-                "put it on a line of its own between paragraphs: the page shows a list of steps there",
-            )
-    return example
+            return example
+    ids = [w.id for w in term.worked]
+    raise CitationError(
+        f"worked('{worked_id}'): the term has no worked example '{worked_id}'{did_you_mean(worked_id, ids)}",
+        f"its worked examples are {', '.join(ids)}" if ids else "add it under worked:, with an id, title and steps",
+    )
+
+
+def stands_alone(text: str, d: Directive) -> bool:
+    """Whether directive d is alone on its line of text with a blank line (or the text's start or
+    end) before and after it: where a block such as a worked example's list can go."""
+    before, after = text[: d.start].split("\n")[-2:], text[d.end :].split("\n")[:2]
+    return not any(part.strip() for part in (before[-1], after[0], *before[:-1], *after[1:]))
 
 
 DIRECTIVES: dict[str, Spec] = {
@@ -167,7 +164,7 @@ DIRECTIVES: dict[str, Spec] = {
             'worked("id")',
             "one of the term's worked examples: its steps with the values each node measured, checked against them",
             "a worked example",
-            lambda term, _, d: find_worked(term, d.args[0], term.body, d),
+            lambda term, _, d: find_worked(term, d.args[0]),
         ),
     )
 }
@@ -254,12 +251,12 @@ def expand(text: str, handlers: Mapping[str, Handler]) -> str:
     return "".join(out)
 
 
-def check_directives(term: Term, measurements: MeasurementSet | None) -> None:
-    """Raise AuthorTextError at the first directive of term's body that cannot be shown: the
-    lookups of its row, which the page's handler makes too."""
+def check_directives(term: Term, measurements: MeasurementSet | None, text: str | None = None) -> None:
+    """Raise AuthorTextError at the first directive of text (default: term's body) that cannot
+    be shown: the lookups of its row, which the page's handler makes too."""
 
     def looked_up(d: Directive) -> str:
         d.spec.lookup(term, measurements, d)
         return ""
 
-    expand(term.body, dict.fromkeys(DIRECTIVES, looked_up))
+    expand(term.body if text is None else text, dict.fromkeys(DIRECTIVES, looked_up))

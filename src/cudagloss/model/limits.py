@@ -19,6 +19,8 @@ URL_MAX = 2_000
 """Characters in a URL (what browsers and servers reliably accept)."""
 ITEMS_MAX = 50
 """Items in any one list of a term (aliases, sources, related terms...)."""
+TERMS_MAX = 5000
+"""Terms one section's reading order may name (the glossary is built for thousands)."""
 SECTIONS_MAX = 200
 """Sections in terms/_sections.yaml."""
 

@@ -13,11 +13,28 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from cudagloss.model.limits import BODY_MAX, ITEMS_MAX, LINE_MAX, NAME_MAX, NOTE_MAX, SECTIONS_MAX, URL_MAX, doc
+from cudagloss.model.limits import (
+    BODY_MAX,
+    ITEMS_MAX,
+    LINE_MAX,
+    NAME_MAX,
+    NOTE_MAX,
+    SECTIONS_MAX,
+    TERMS_MAX,
+    URL_MAX,
+    doc,
+)
 from cudagloss.model.worked import WorkedExample
 
 PENDING: Literal["pending"] = "pending"
 """The value of a byline or stamp field that nobody knows yet."""
+
+PLACEHOLDER = "FILL IN"
+"""What `make new` writes at the start of each text the author must replace ('FILL-IN' in a
+URL); `make check` reports every one left (cudagloss.check.placeholders)."""
+PLACEHOLDER_PATTERN = r"\bFILL[ -]IN\b"
+"""How the check finds it: in capitals, as `make new` writes it, so prose that asks a reader
+to 'fill in' a form is not taken for one."""
 
 Pending = Literal["pending"]
 DateOrPending = _dt.date | Pending
@@ -89,7 +106,7 @@ class MeasurementCitation:
         metadata=doc(
             "Optional: the results to show in the page's Measured table, by name (the experiment's "
             "measurement page lists them). Without it the table shows the results the body refers to.",
-            max_items=ITEMS_MAX,
+            max_items=TERMS_MAX,
             max_length=NAME_MAX,
         ),
     )
@@ -167,6 +184,15 @@ class Term:
             max_length=BODY_MAX,
         )
     )
+    highlight: str = field(
+        default="",
+        metadata=doc(
+            "One or two sentences of what the measurements show that a reader would not expect, with the "
+            "values cited as in the body ({{ measured(...) }}, {{ compare(...) }}); the home page lists "
+            "them under 'Measured, not typed'. Leave it out where nothing surprises.",
+            max_length=NOTE_MAX,
+        ),
+    )
     aliases: list[str] = field(
         default_factory=list,
         metadata=doc(
@@ -238,6 +264,16 @@ class Section:
     title: str = field(metadata=doc("The section's heading, e.g. 'Compilation'.", max_length=NAME_MAX))
     description: str = field(
         default="", metadata=doc("One or two sentences shown under the heading.", max_length=NOTE_MAX)
+    )
+    terms: list[str] = field(
+        default_factory=list,
+        hash=False,  # a list: equality still compares it, so a memo keyed on a section sees a new order
+        metadata=doc(
+            "The reading order of the section's terms, by slug: each page links the one before and after. "
+            "Terms not named follow, A-Z.",
+            max_items=ITEMS_MAX,
+            max_length=NAME_MAX,
+        ),
     )
 
 
