@@ -41,6 +41,9 @@ def prose_fields(t: LoadedTerm) -> list[tuple[str, str, bool]]:
     fields += [(f"where_you_meet_this[{i}].note", m.note, False) for i, m in enumerate(term.where_you_meet_this)]
     fields += [(f"measurements[{i}].note", c.note, False) for i, c in enumerate(term.measurements)]
     fields += [(f"claims[{i}].says", c.says, False) for i, c in enumerate(term.claims)]
+    for i, w in enumerate(term.worked):
+        fields += [(f"worked[{i}].title", w.title, False)]
+        fields += [(f"worked[{i}].steps[{j}].says", s.says, False) for j, s in enumerate(w.steps)]
     return fields
 
 
@@ -79,6 +82,8 @@ def typed_numbers(
             told = hint(found, text, t.term, measurements, facts.path)
             if where.startswith("claims["):  # says takes no directive: the condition names the values
                 told = "say it in words; the claim's condition names the measured values"
+            elif where.startswith("worked["):
+                told = "say it in words; the page shows each step's numbers, which its value names"
             yield Diagnostic(t.path, *at, message(where, found), told)
 
 

@@ -24,6 +24,7 @@ from cudagloss.check.names import Blame, name_diagnostics, slug_diagnostics
 from cudagloss.check.placeholders import placeholders
 from cudagloss.check.sections import section_diagnostics
 from cudagloss.check.singular import singular_gpu
+from cudagloss.check.worked import worked_diagnostics
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.addresses import url_host_problem
 from cudagloss.model.corpus import Corpus, Facts, LoadedTerm
@@ -239,6 +240,7 @@ def term_diagnostics(
     out += _measurements(t, measurements)
     out += markdown_fields(t, measurements)
     out += claim_diagnostics(t, measurements)
+    out += worked_diagnostics(t, measurements, facts)
     out += singular_gpu(t, measurements)
     used: set[int] = set()
     out += typed_numbers(t, measurements, facts, used)

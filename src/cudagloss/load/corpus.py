@@ -14,6 +14,7 @@ from pathlib import Path
 from cudagloss.check.entries import Entry, entry_of
 from cudagloss.check.typed_numbers import fact_mistakes
 from cudagloss.check.validate import corpus_diagnostics, term_diagnostics
+from cudagloss.check.worked import fact_value_mistakes
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
 from cudagloss.load.cache import CheckCache, Checked, context_digest, digest
 from cudagloss.load.changes import Changes
@@ -140,6 +141,7 @@ def _run(
         corpus, entries, all_slugs=all_slugs, sections_loaded=sections is not None, blame=blame
     )
     diagnostics += fact_mistakes(facts, used, [e.slug for e in entries])
+    diagnostics += fact_value_mistakes(facts)
     store.save()
     if any(not d.warning for d in diagnostics):
         raise GlossaryError(diagnostics)

@@ -49,10 +49,24 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class FactValue:
+    """A reviewed number that no GPU measures, which a worked example names as fact.<id>: a
+    definition of the programming model or of how operations are counted (an FMA is two FLOP)."""
+
+    id: str
+    """What a step writes after `fact.`: lower case, digits and underscores."""
+    value: str
+    """The number and its unit, e.g. '2 FLOP/clock/lane'."""
+    reason: str
+
+
+@dataclass(frozen=True)
 class FactsFile:
-    """terms/_facts.yml: the reviewed numbers about a GPU that terms may type."""
+    """terms/_facts.yml: the reviewed numbers about a GPU that terms may type, and the reviewed
+    values that worked examples may name."""
 
     facts: list[Fact] = field(default_factory=list)
+    values: list[FactValue] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,7 @@ class Facts:
     entries: list[Fact] = field(default_factory=list)
     path: str = ""
     positions: Positions = field(default_factory=Positions)
+    values: list[FactValue] = field(default_factory=list)
 
 
 @dataclass

@@ -27,10 +27,12 @@ from cudagloss.errors import did_you_mean
 from cudagloss.model.measurements import CitationError, MeasurementSet, resolve, resolve_pair
 from cudagloss.model.refs import REF, Ref, read_ref
 from cudagloss.model.term import Source, Term
+from cudagloss.model.worked import WorkedExample
 from cudagloss.text.spans import code_ranges, position
 
-Param = Literal["experiment", "result", "value", "source"]
-"""What one string argument names: an experiment id, a result name, experiment.result, a source id."""
+Param = Literal["experiment", "result", "value", "source", "worked"]
+"""What one string argument names: an experiment id, a result name, experiment.result, a source id,
+a worked example's id."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,26 @@ def text_result(term: Term, measurements: MeasurementSet | None, experiment: str
     return record
 
 
+def find_worked(term: Term, worked_id: str) -> WorkedExample:
+    """The worked example `worked(worked_id)` names; raises CitationError when the term has none
+    of that id. The check stage and the page both ask this."""
+    for example in term.worked:
+        if example.id == worked_id:
+            return example
+    ids = [w.id for w in term.worked]
+    raise CitationError(
+        f"worked('{worked_id}'): the term has no worked example '{worked_id}'{did_you_mean(worked_id, ids)}",
+        f"its worked examples are {', '.join(ids)}" if ids else "add it under worked:, with an id, title and steps",
+    )
+
+
+def stands_alone(text: str, d: Directive) -> bool:
+    """Whether directive d is alone on its line of text with a blank line (or the text's start or
+    end) before and after it: where a block such as a worked example's list can go."""
+    before, after = text[: d.start].split("\n")[-2:], text[d.end :].split("\n")[:2]
+    return not any(part.strip() for part in (before[-1], after[0], *before[:-1], *after[1:]))
+
+
 DIRECTIVES: dict[str, Spec] = {
     spec.name: spec
     for spec in (
@@ -155,6 +177,14 @@ DIRECTIVES: dict[str, Spec] = {
             "on a line of its own",
             "values",
             lambda term, measurements, d: text_result(term, measurements, *d.values[0]),
+        ),
+        Spec(
+            "worked",
+            ("worked",),
+            'worked("id")',
+            "one of the term's worked examples: its steps with the values each node measured, checked against them",
+            "a worked example",
+            lambda term, _, d: find_worked(term, d.args[0]),
         ),
     )
 }

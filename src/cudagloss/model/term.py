@@ -11,7 +11,20 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from cudagloss.model.limits import (
+    BODY_MAX,
+    ITEMS_MAX,
+    LINE_MAX,
+    NAME_MAX,
+    NOTE_MAX,
+    SECTIONS_MAX,
+    TERMS_MAX,
+    URL_MAX,
+    doc,
+)
+from cudagloss.model.worked import WorkedExample
 
 PENDING: Literal["pending"] = "pending"
 """The value of a byline or stamp field that nobody knows yet."""
@@ -29,35 +42,11 @@ DateOrPending = _dt.date | Pending
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 URL_PATTERN = r"^https?://"
 
-# Bounds on what one file may hold: a mistake (or an attack) past them is an error with its
-# position, never a slow build. Generous: ten times what the longest real value needs.
-NAME_MAX = 100
-"""Characters in a name, alias, abbreviation, plural or byline name."""
-LINE_MAX = 300
-"""Characters in a one-line text: a title, a label, a source title, an error string."""
-NOTE_MAX = 1_000
-"""Characters in a sentence-sized text: a definition, a note, a section description."""
-BODY_MAX = 40_000
-"""Characters in a body (a long article is about 30,000)."""
-URL_MAX = 2_000
-"""Characters in a URL (what browsers and servers reliably accept)."""
-ITEMS_MAX = 50
-"""Items in any one list of a term (aliases, sources, related terms...)."""
-TERMS_MAX = 5000
-"""Terms one section's reading order may name (the glossary is built for thousands)."""
-SECTIONS_MAX = 200
-"""Sections in terms/_sections.yaml."""
-
 
 def is_slug(text: str) -> bool:
     """Lower-case ASCII words joined by single dashes (SLUG_PATTERN, but a trailing newline
     does not pass as re.match's '$' would let it)."""
     return re.fullmatch(SLUG_PATTERN.strip("^$"), text) is not None
-
-
-def doc(text: str, **extra: Any) -> dict[str, Any]:
-    """Field metadata: the doc string, plus optional JSON Schema extras (e.g. pattern)."""
-    return {"doc": text, **extra}
 
 
 @dataclass(frozen=True)
@@ -139,7 +128,8 @@ class Claim:
             "The condition over the term's cited values, e.g. "
             "'ptx-jit.cuinit_median > max(ptx-jit.load_jit_cold_cache_median, ptx-jit.load_warm_cache_median)'. "
             "Values are experiment.result; comparisons (< <= > >= == !=), and/or/not, + - * /, numbers, "
-            '"text", true/false, max(...), min(...) and differ(a, b) (the samples differ beyond noise).',
+            '"text", true/false, max(...), min(...), floor(...), ceil(...) and differ(a, b) (the samples '
+            "differ beyond noise).",
             max_length=NOTE_MAX,
         )
     )
@@ -189,7 +179,8 @@ class Term:
             "The explanation, in Markdown. Raw HTML is shown as text. A measured value is written "
             "{{ measured('experiment-id', 'result_name') }}; the page shows it with a link to its "
             "measurement. Two measured timings are compared by the noise rule with "
-            "{{ compare('experiment.a', 'experiment.b') }}. A source is cited by its id, {{ cite('source-id') }}.",
+            "{{ compare('experiment.a', 'experiment.b') }}. A source is cited by its id, {{ cite('source-id') }}; "
+            "a worked example by its id, {{ worked('id') }}, on a line of its own.",
             max_length=BODY_MAX,
         )
     )
@@ -249,6 +240,14 @@ class Term:
         metadata=doc(
             "Conclusions the body draws from measured values, each with the condition that must hold "
             "on every node that measured them.",
+            max_items=ITEMS_MAX,
+        ),
+    )
+    worked: list[WorkedExample] = field(
+        default_factory=list,
+        metadata=doc(
+            "Calculations from measured values written out step by step, each placed in the body with "
+            "{{ worked('id') }}, computed on every node and checked against what was measured.",
             max_items=ITEMS_MAX,
         ),
     )

@@ -1,10 +1,13 @@
 """A term's body as its page shows it: each `measured(...)` directive replaced by the
 value it names, as a link to the row of the measurement page it came from, each
-`cite(...)` by the source it names, linked, with the day it was checked, and each
-`compare(...)` by what the samples say of two timings."""
+`cite(...)` by the source it names, linked, with the day it was checked, each
+`compare(...)` by what the samples say of two timings, and each `worked(...)` by its steps."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from cudagloss.model.corpus import FactValue
 from cudagloss.model.directives import expand
 from cudagloss.model.link_checks import LinkChecks
 from cudagloss.model.measurements import MeasurementSet
@@ -21,6 +24,7 @@ def render_body(
     page_uri: str,
     memo: Memo[tuple[str, Cited]],
     checks: LinkChecks | None = None,
+    facts: Sequence[FactValue] = (),
 ) -> tuple[str, Cited]:
     """A term's body with its directives replaced by their values and sources, and the
     (experiment, result) pairs it cited; raises AuthorTextError (the check stage has
@@ -30,13 +34,15 @@ def render_body(
         term.body,
         repr(term.measurements),
         repr(term.sources),
+        repr(term.worked),
+        repr(facts) if term.worked else None,
         measurements.fingerprint if measurements else None,
         page_uri,
         (checks.day, tuple(checks.by_url.get(s.url) for s in term.sources)) if checks else None,
     )
 
     def render() -> tuple[str, Cited]:
-        handle, citer = handlers(term, measurements, page_uri, checks)
+        handle, citer = handlers(term, measurements, page_uri, checks, facts)
         return expand(term.body, handle), tuple(citer.used)
 
     return memo.get(key, render)

@@ -14,11 +14,13 @@ within noise, from" otherwise.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from markupsafe import Markup
 
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
-from cudagloss.model.directives import Directive, Handler, find_source
+from cudagloss.model.corpus import FactValue
+from cudagloss.model.directives import Directive, Handler, find_source, find_worked
 from cudagloss.model.display import format_value, one_number, short_gpu
 from cudagloss.model.link_checks import LinkChecks, checked_phrase
 from cudagloss.model.measurement import Result
@@ -26,7 +28,9 @@ from cudagloss.model.measurements import MeasurementSet, NodeRun, NodeValues, re
 from cudagloss.model.refs import Ref
 from cudagloss.model.term import Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
+from cudagloss.model.workings import NodeWork, work
 from cudagloss.site import escape
+from cudagloss.site.worked import anchor, measured_text, render
 
 
 class ValueCiter:
@@ -103,6 +107,17 @@ class ValueCiter:
         anchor = escape.ident(result_anchor(run.node, name))
         caption = Markup(f"[{escape.text(where)}]({self.href(experiment, anchor)}):")
         return Markup("\n\n") + caption + Markup("\n\n") + escape.code_block(str(result.value), "text") + Markup("\n\n")
+
+    def worked_link(self, ref: Ref, nodes: Sequence[NodeWork]) -> Markup:
+        """A measured value of a worked example over some nodes (a range where they differ), linked
+        to the first one's row, with each node's value and provenance in its title."""
+        if ref not in self.used:
+            self.used.append(ref)
+        record = resolve(self.term, self.measurements, *ref)
+        runs = {run.node: (run, result) for run, result in record.values(ref[1])}
+        title = "; ".join(f"{format_value(r)}: {self.provenance(run, r)}" for run, r in (runs[n.node] for n in nodes))
+        href = self.href(ref[0], anchor(ref, nodes))
+        return Markup(f'[{escape.text(measured_text(ref, nodes))}]({href} "{escape.link_title(title)}")')
 
     def compare(self, first: Ref, second: Ref) -> Markup:
         """How the first timing stands to the second on each node that measured both, as a
@@ -196,7 +211,11 @@ def _judged(n: NodeValues, first: Ref, second: Ref) -> str:
 
 
 def handlers(
-    term: Term, measurements: MeasurementSet | None, page_uri: str, checks: LinkChecks | None = None
+    term: Term,
+    measurements: MeasurementSet | None,
+    page_uri: str,
+    checks: LinkChecks | None = None,
+    facts: Sequence[FactValue] = (),
 ) -> tuple[dict[str, Handler], ValueCiter]:
     """The page's handler of each directive, and the citer that remembers the values they cited."""
     citer = ValueCiter(term, measurements, page_uri)
@@ -214,4 +233,8 @@ def handlers(
     def listing(d: Directive) -> str:
         return citer.listing(*d.values[0])
 
-    return {"measured": measured, "cite": cite, "compare": compare, "listing": listing}, citer
+    def worked(d: Directive) -> str:
+        index = term.worked.index(find_worked(term, d.args[0]))
+        return render(work(term, index, measurements, facts), citer.worked_link)
+
+    return {"measured": measured, "cite": cite, "compare": compare, "listing": listing, "worked": worked}, citer

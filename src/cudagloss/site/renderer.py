@@ -106,7 +106,12 @@ class Renderer:
 
     def _prepare_body(self, t: LoadedTerm) -> LinkedBody:
         text, cited = render_body(
-            t.term, self.corpus.measurements, term_src_uri(t.slug), self.state.bodies, self.corpus.link_checks
+            t.term,
+            self.corpus.measurements,
+            term_src_uri(t.slug),
+            self.state.bodies,
+            self.corpus.link_checks,
+            self.corpus.facts.values,
         )
         key = (t.slug, text, cited, self._links_key)
         return self.state.linked.get(key, lambda: self._link_body(t.slug, text, cited))
