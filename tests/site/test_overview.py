@@ -43,8 +43,8 @@ def test_the_home_page_counts_nodes_per_model_and_names_them_only_when_few(tmp_p
     said = measured(_fleet(tmp_path, [*runs, _run("b", "NVIDIA B200", 2, warp_size=32)]), "index.md")
     assert said is not None and (said.experiments, said.measured, said.newest) == (2, 1, "2026-11-21")
     h200, b200 = said.models
-    assert (h200.gpu, h200.nodes, h200.names) == ("NVIDIA H200", 12, ())
-    assert (b200.gpu, b200.nodes, b200.names) == ("NVIDIA B200", 1, ("b",))
+    assert (h200.gpu, h200.count, h200.nodes, h200.last) == ("NVIDIA H200", 12, (), "2026-11-21")
+    assert (b200.gpu, b200.count, b200.nodes) == ("NVIDIA B200", 1, ("b",))
     assert said.glance == Markup("gpus.md") and said.index == Markup("measurements/index.md")
 
 

@@ -27,25 +27,13 @@ from cudagloss.model.urls import (
 from cudagloss.site import escape
 from cudagloss.site.directives import handlers
 from cudagloss.site.environment import href
+from cudagloss.site.fleet import MeasuredBy, measured_by
 from cudagloss.text.markdown import neutralize_html
 
 GLANCE_URI = "gpus.md"
 """The GPU at a glance page, beside the home page."""
 LIMITS = "device-limits"
 """The experiment whose results the page tabulates."""
-NAMED = 3
-"""Up to this many nodes of one model are named on the home page; more are counted."""
-
-
-@dataclass(frozen=True, slots=True)
-class ModelLine:
-    """One GPU model behind the site's numbers."""
-
-    gpu: str
-    nodes: int
-    names: tuple[str, ...]
-    experiments: int
-    newest: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +41,8 @@ class Measured:
     """What the home page says of the measurements: by GPU model, how many experiments, the
     newest run, and where to read on."""
 
-    models: tuple[ModelLine, ...]
+    models: tuple[MeasuredBy, ...]
+    """By GPU model, as the byline counts them (site.fleet): nodes named while few."""
     experiments: int
     measured: int
     newest: str
@@ -91,18 +80,10 @@ def measured(measurements: MeasurementSet | None, from_uri: str) -> Measured | N
     """The home page's account of the fleet, or None for a glossary without measurements."""
     if measurements is None:
         return None
-    runs = [run for record in measurements for run in record.measured]
-    nodes: dict[str, set[str]] = {}
-    experiments: Counter[str] = Counter()
-    newest: dict[str, str] = {}
-    for run in runs:
-        nodes.setdefault(run.gpu, set()).add(run.node)
-        experiments[run.gpu] += 1
-        newest[run.gpu] = max(newest.get(run.gpu, ""), run.recorded_on)
-    models = tuple(
-        ModelLine(gpu, len(names), tuple(sorted(names)) if len(names) <= NAMED else (), experiments[gpu], newest[gpu])
-        for gpu, names in sorted(nodes.items(), key=lambda m: (-len(m[1]), m[0]))
-    )
+    newest: dict[tuple[str, str], str] = {}  # each node's newest run, by (node, GPU model)
+    for run in (run for record in measurements for run in record.measured):
+        newest[(run.node, run.gpu)] = max(newest.get((run.node, run.gpu), ""), run.recorded_on)
+    models = measured_by({(node, gpu, day) for (node, gpu), day in newest.items()})
     ran = {record.id for record in measurements if record.measured}
     glance = measurements.get(LIMITS)
     return Measured(
