@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+from cudagloss.check.charts import chart_diagnostics
 from cudagloss.check.claims import claim_diagnostics
 from cudagloss.check.entries import Entry, Ref
 from cudagloss.check.fields import emails, future_dates, shown, source_url_mistake
@@ -236,6 +237,7 @@ def term_diagnostics(
     out += _measurements(t, measurements)
     out += markdown_fields(t, measurements)
     out += claim_diagnostics(t, measurements)
+    out += chart_diagnostics(t, measurements, facts)
     used: set[int] = set()
     out += typed_numbers(t, measurements, facts, used)
     return out, used

@@ -24,13 +24,15 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Literal
 
 from cudagloss.errors import did_you_mean
+from cudagloss.model.charts import find_chart
 from cudagloss.model.measurements import CitationError, MeasurementSet, resolve, resolve_pair
 from cudagloss.model.refs import REF, Ref, read_ref
 from cudagloss.model.term import Source, Term
 from cudagloss.text.spans import code_ranges, position
 
-Param = Literal["experiment", "result", "value", "source"]
-"""What one string argument names: an experiment id, a result name, experiment.result, a source id."""
+Param = Literal["experiment", "result", "value", "source", "chart"]
+"""What one string argument names: an experiment id, a result name, experiment.result, a source
+id, the id of one of the term's charts."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,14 @@ DIRECTIVES: dict[str, Spec] = {
             'two timings by the stated rule: "about 48× faster than" or "not shown to differ (5 runs each) from"',
             "values",
             lambda term, measurements, d: resolve_pair(term, measurements, *d.values),
+        ),
+        Spec(
+            "chart",
+            ("chart",),
+            'chart("chart-id")',
+            "a chart of one of the term's `charts:`, drawn from the measurement files, with its data table",
+            "charts",
+            lambda term, _, d: find_chart(term, d.args[0]),  # the chart itself is checked at its own lines
         ),
     )
 }

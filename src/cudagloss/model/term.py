@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from cudagloss.model.chart_spec import Chart
+
 PENDING: Literal["pending"] = "pending"
 """The value of a byline or stamp field that nobody knows yet."""
 
@@ -231,6 +233,13 @@ class Term:
         metadata=doc(
             "Conclusions the body draws from measured values, each with the condition that must hold "
             "on every node that measured them.",
+            max_items=ITEMS_MAX,
+        ),
+    )
+    charts: list[Chart] = field(
+        default_factory=list,
+        metadata=doc(
+            "Charts of cited experiments' results, each shown where the body writes {{ chart('id') }}.",
             max_items=ITEMS_MAX,
         ),
     )

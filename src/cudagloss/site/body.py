@@ -9,34 +9,37 @@ from cudagloss.model.directives import expand
 from cudagloss.model.link_checks import LinkChecks
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.term import Term
+from cudagloss.site.charts import ChartView
 from cudagloss.site.directives import handlers
 from cudagloss.site.memo import Memo
 
 Cited = tuple[tuple[str, str], ...]
+Rendered = tuple[str, Cited, tuple[ChartView, ...]]
 
 
 def render_body(
     term: Term,
     measurements: MeasurementSet | None,
     page_uri: str,
-    memo: Memo[tuple[str, Cited]],
+    memo: Memo[Rendered],
     checks: LinkChecks | None = None,
-) -> tuple[str, Cited]:
-    """A term's body with its directives replaced by their values and sources, and the
-    (experiment, result) pairs it cited; raises AuthorTextError (the check stage has
-    refused a body that would). `mkdocs serve` asks again after every edit, so it is
-    memoised on what it reads."""
+) -> Rendered:
+    """A term's body with its directives replaced by their values and sources (a chart by its
+    mark, cudagloss.site.charts), the (experiment, result) pairs it cited and its charts; raises
+    AuthorTextError (the check stage has refused a body that would). `mkdocs serve` asks again
+    after every edit, so it is memoised on what it reads."""
     key = (
         term.body,
         repr(term.measurements),
         repr(term.sources),
+        repr(term.charts),
         measurements.fingerprint if measurements else None,
         page_uri,
         (checks.day, tuple(checks.by_url.get(s.url) for s in term.sources)) if checks else None,
     )
 
-    def render() -> tuple[str, Cited]:
+    def render() -> Rendered:
         handle, citer = handlers(term, measurements, page_uri, checks)
-        return expand(term.body, handle), tuple(citer.used)
+        return expand(term.body, handle), tuple(citer.used), tuple(citer.charts)
 
     return memo.get(key, render)

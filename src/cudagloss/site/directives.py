@@ -13,10 +13,12 @@ within noise, from" otherwise.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from markupsafe import Markup
 
+from cudagloss.model.charts import find_chart, resolve_chart
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
 from cudagloss.model.directives import Directive, Handler, find_source
 from cudagloss.model.display import format_value, one_number, short_gpu
@@ -27,6 +29,7 @@ from cudagloss.model.refs import Ref
 from cudagloss.model.term import Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
 from cudagloss.site import escape
+from cudagloss.site.charts import ChartView, chart_view, mark
 
 
 class ValueCiter:
@@ -37,6 +40,7 @@ class ValueCiter:
         self.measurements = measurements
         self.page_uri = page_uri
         self.used: list[tuple[str, str]] = []
+        self.charts: list[ChartView] = []
 
     def href(self, experiment: str, anchor: str = "") -> str:
         base = relative_href(measurement_src_uri(experiment), self.page_uri)
@@ -193,4 +197,15 @@ def handlers(
         first, second = d.values
         return citer.compare(first, second)
 
-    return {"measured": measured, "cite": cite, "compare": compare}, citer
+    def chart(d: Directive) -> str:
+        data = resolve_chart(term, measurements, find_chart(term, d.args[0]))
+        row = functools.partial(_row, citer, data.experiment)
+        citer.charts.append(chart_view(data, page_uri, row))
+        return mark(len(citer.charts) - 1)
+
+    return {"measured": measured, "cite": cite, "compare": compare, "chart": chart}, citer
+
+
+def _row(citer: ValueCiter, experiment: str, node: str, name: str) -> str:
+    """A result's row as a Markdown link's target (the builders rewrite it into the page's address)."""
+    return citer.href(experiment, escape.ident(result_anchor(node, name)))

@@ -131,11 +131,24 @@ def json_ld(data: dict[str, Any]) -> str:
     return inert_json(json.dumps(data, ensure_ascii=False))
 
 
+# The inline SVG of a chart (cudagloss.site.chart_svg): shapes, text and links, nothing that
+# can fetch (image, use, feImage), run (script, animate, set, on*), style (style, a style
+# attribute: CSS url()) or embed HTML (foreignObject).
+_SVG_TAGS = ("svg", "g", "path", "circle", "rect", "text", "title")
+_SVG_ATTRIBUTES = {
+    "svg": {"viewBox", "role", "font-size"},
+    "path": {"d"},
+    "circle": {"cx", "cy", "r"},
+    "rect": {"x", "y", "width", "height"},
+    "text": {"x", "y", "text-anchor"},
+}
+
 # What the page templates, Python-Markdown (tables, admonitions, toc, details, highlight)
-# and Material's markup use; anything else is dropped with its attributes. No <img>: an
-# image would be fetched from another site by every reader's browser.
+# and Material's markup use, and the SVG above; anything else is dropped with its attributes.
+# No <img>: an image would be fetched from another site by every reader's browser.
 _TAGS = frozenset(
     [
+        *_SVG_TAGS,
         "a",
         "abbr",
         "b",
@@ -195,6 +208,7 @@ _ATTRIBUTES = {
     "td": {"colspan", "rowspan", "style"},
     "th": {"colspan", "rowspan", "style"},
     "details": {"open"},
+    **_SVG_ATTRIBUTES,
 }
 
 

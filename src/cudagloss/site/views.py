@@ -187,6 +187,8 @@ class TermPage:
     """The page's published address, when the site's URL is known."""
     cite: CiteThisView | None = None
     """BibTeX and CSL-JSON of the term, as fenced code blocks (templates/_cite.md.j2)."""
+    body_text: Markup | None = None
+    """The body as the exports show it, its charts as tables; None where it has no chart."""
 
 
 # -- the home page and section pages --------------------------------------------------------
