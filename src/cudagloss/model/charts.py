@@ -86,7 +86,7 @@ def find_chart(term: Term, chart_id: str) -> Chart:
     for chart in term.charts:
         if chart.id == chart_id:
             return chart
-    ids = [c.id for c in term.charts]
+    ids = list(dict.fromkeys(c.id for c in term.charts))
     raise CitationError(
         f"chart('{chart_id}'): the term has no chart with id '{chart_id}'{did_you_mean(chart_id, ids)}",
         f"its charts are {', '.join(ids)}" if ids else "describe it under charts: (AUTHORING.md, 'Chart a sweep')",

@@ -18,6 +18,9 @@ MAX_TICKS = 7
 LOG_SPAN = 10.0
 """An axis whose values are all above zero and whose largest is at least this many times its
 smallest is logarithmic: a latency curve over footprints of 8 KiB to 1 GiB, strides 1 to 128."""
+LIMIT = 1e300
+"""Values past it are not placed (the loader refuses measurements past 2^53 anyway): any two
+that are left differ by a finite amount."""
 PAD = 1.15
 """A log axis reaches this factor past its smallest and largest value, so no mark sits on its edge."""
 
@@ -59,9 +62,9 @@ def size(value: float) -> str:
 
 
 def make_axis(values: Iterable[float], *, binary: bool, zero: bool, label: Callable[[float], str] = number) -> Axis:
-    """The axis for values (finite; at least one): binary log ticks at powers of two (sweeps
+    """The axis for values (those not finite or past LIMIT left out): binary log ticks at powers of two (sweeps
     that double), decimal ones at powers of ten; zero: a linear axis starts at 0."""
-    found = sorted(v for v in values if math.isfinite(v))
+    found = sorted(v for v in values if math.isfinite(v) and abs(v) <= LIMIT) or [0.0, 1.0]
     low, high = found[0], found[-1]
     if low > 0 and high >= low * LOG_SPAN:
         low, high = low / PAD, high * PAD

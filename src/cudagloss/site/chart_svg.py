@@ -15,6 +15,7 @@ tenth of a unit so the bytes do not depend on float noise.
 from __future__ import annotations
 
 import html
+import itertools
 from collections.abc import Callable
 
 from cudagloss.model.charts import ChartData, Point, RefLine
@@ -88,8 +89,8 @@ def svg(chart: ChartData, href: Href) -> str:
     for tick, label in zip(y_axis.ticks, y_axis.labels, strict=True):
         out.append(f'<path d="M{LEFT} {_n(py(tick))}H{right}"/>')
         out.append(f'<text x="{LEFT - 4}" y="{_n(py(tick) + 4)}" text-anchor="end">{_e(label)}</text>')
-    for tick, label in zip(x_axis.ticks, x_axis.labels, strict=True):
-        anchor = "end" if px(tick) > right - 20 else "middle"
+    for tick, label in _spaced(x_axis, px):
+        anchor = "end" if px(tick) + _width(label) / 2 > WIDTH else "middle"
         out.append(f'<path d="M{_n(px(tick))} {top}V{bottom + 4}"/>')
         out.append(f'<text x="{_n(px(tick))}" y="{bottom + 16}" text-anchor="{anchor}">{_e(label)}</text>')
     out.append(f'<path class="cg-frame" d="M{LEFT} {top}V{bottom}H{right}"/></g>')
@@ -98,11 +99,18 @@ def svg(chart: ChartData, href: Href) -> str:
         out.append(f'<g class="cg-ref"><path d="{d}"><title>{_e(line.label)}: {_e(line.text)}</title></path></g>')
     for i, s in enumerate(chart.series):
         out.append(f'<g class="cg-series cg-s{i % COLOURS}">')
-        out.append(_polyline(s.points, px, py))
-        for p in s.points:
-            if p.y is not None and p.low is not None and p.high is not None and p.low < p.high:
+        out.append(_polyline(s.points, px, py, (x_axis, y_axis)))
+        drawn = [p for p in s.points if p.y is not None and x_axis.shows(p.x) and y_axis.shows(p.y)]
+        for p in drawn:
+            if (
+                p.low is not None
+                and p.high is not None
+                and p.low < p.high
+                and y_axis.shows(p.low)
+                and y_axis.shows(p.high)
+            ):
                 out.append(f'<path class="cg-spread" d="M{_n(px(p.x))} {_n(py(p.low))}V{_n(py(p.high))}"/>')
-        for p in s.points:
+        for p in drawn:
             if p.y is not None:
                 title = f"{s.label}, {p.x_text}: {p.text}" + (f" ({', '.join(p.nodes)})" if p.nodes else "")
                 mark = _marker(MARKERS[i % len(MARKERS)], px(p.x), py(p.y))
@@ -114,6 +122,22 @@ def svg(chart: ChartData, href: Href) -> str:
         f'text-anchor="middle">{_e(x_title)}</text></svg>'
     )
     return "".join(out)
+
+
+def _width(label: str) -> float:
+    """About how wide an 11-unit label is (digits and letters average 6.2 units)."""
+    return 6.2 * len(label)
+
+
+def _spaced(axis: Axis, px: Callable[[float], float]) -> list[tuple[float, str]]:
+    """Every k-th tick of the x axis, k the smallest at which no two labels touch."""
+    ticks = list(zip(axis.ticks, axis.labels, strict=True))
+    for k in range(1, len(ticks) + 1):
+        kept = ticks[::k]
+        pairs = itertools.pairwise(kept)
+        if all(px(b) - px(a) >= max(_width(la), _width(lb)) + 8 for (a, la), (b, lb) in pairs):
+            return kept
+    return ticks[:1]
 
 
 def _legend(chart: ChartData, lines: list[RefLine], href: Href) -> list[str]:
@@ -136,11 +160,13 @@ def _legend(chart: ChartData, lines: list[RefLine], href: Href) -> list[str]:
     return out
 
 
-def _polyline(points: tuple[Point, ...], px: Callable[[float], float], py: Callable[[float], float]) -> str:
-    """The series' line, broken where a point was not measured."""
+def _polyline(
+    points: tuple[Point, ...], px: Callable[[float], float], py: Callable[[float], float], box: tuple[Axis, Axis]
+) -> str:
+    """The series' line, broken where a point was not measured (or cannot be placed)."""
     d, pen = [], "M"
     for p in points:
-        if p.y is None:
+        if p.y is None or not box[0].shows(p.x) or not box[1].shows(p.y):
             pen = "M"
             continue
         d.append(f"{pen}{_n(px(p.x))} {_n(py(p.y))}")
