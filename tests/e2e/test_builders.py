@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -186,3 +187,18 @@ def test_root_files_are_the_same_bytes_in_both_sites_and_the_export(sites: Sites
         assert published == (tmp_path / name).read_bytes(), name
     raw = sorted(p.relative_to(sites["mkdocs"]) for p in (sites["mkdocs"] / "measurements").rglob("*.json"))
     assert raw and all((sites["zensical"] / p).read_bytes() == (sites["mkdocs"] / p).read_bytes() for p in raw)
+
+
+_FIGURE = re.compile(r'<figure class="cg-chart".*?</figure>', re.DOTALL)
+
+
+def test_charts_are_the_same_bytes_in_both(sites: Sites) -> None:
+    """A chart is raw HTML the builders pass through: the same SVG, caption and links in both."""
+    charted = []
+    for page in sorted((sites["mkdocs"] / "terms").glob("*/index.html")):
+        figures = _FIGURE.findall(page.read_text(encoding="utf-8"))
+        other = sites["zensical"] / page.relative_to(sites["mkdocs"])
+        assert figures == _FIGURE.findall(other.read_text(encoding="utf-8")), page.parent.name
+        charted += [page.parent.name] * len(figures)
+    assert {"occupancy", "memory-latency", "memory-bandwidth", "memory-coalescing"} <= set(charted), charted
+    assert {"bank-conflict", "warp-divergence", "pinned-memory"} <= set(charted), charted
