@@ -32,6 +32,9 @@ def node_file(
     results = [_result(f"cycles_{s}", round(30 * 2.0**i * scale, 1), "cycles") for i, s in enumerate(SIZES)]
     results += [_result(f"ns_per_element_{p}_paths", round(0.44 * p * scale, 4), "ns", 3) for p in PATHS]
     results += [_result("l2_size", 61440, "KiB"), _result("ceiling_cycles", round(1200 * scale), "cycles")]
+    results += [
+        _result(f"{k}_tflops", round(v * scale, 1), "TFLOP/s", 3) for k, v in (("peak", 990.0), ("mma_sync", 640.6))
+    ]
     results = [r for r in results if r["name"] not in missing]
     for r in results:
         if r["name"] in nulls:
@@ -76,6 +79,14 @@ CHARTS = {
         x="paths in a warp",
         y="time per thread",
         series=[ChartSeries("ns_per_element_{count}_paths")],
+    ),
+    "name": Chart(
+        id="rates",
+        experiment="sweep",
+        title="Rates by instruction",
+        x="instruction",
+        y="rate",
+        series=[ChartSeries("{name}_tflops")],
     ),
 }
 

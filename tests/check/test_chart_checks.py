@@ -118,7 +118,7 @@ def test_each_mistake_is_reported_at_its_field_with_a_hint(tmp_path: Path) -> No
         ":9:3: body: chart('latncy'): the term has no chart with id 'latncy' (did you mean 'latency'?)",
         ":11:5: charts[0]: the body never shows chart 'latency'",
         ":13:12: charts[0].title: '960 cycles' is a number about a GPU typed by hand",
-        ":17:18: charts[0].series[0].results: 'cycles_8kib' has no {size} or {count} where the x value is",
+        ":17:18: charts[0].series[0].results: 'cycles_8kib' has no {size}, {count} or {name} where the x value is",
         ":24:9: charts[1].series[0]: needs a label",
         ":24:18: charts[1].series[0].results: 'cycle_{size}' fits no result of 'sweep' (did you mean 'cycles_8kib'?)",
         ":25:9: charts[1].series[1]: needs a label",

@@ -3,7 +3,8 @@ series names its points.
 
 A series is one pattern, such as `cycles_{size}`: every result of the experiment whose name
 it fits is a point, and the point's x is read from the part of the name that `{size}` or
-`{count}` stands for (`cycles_8kib` is at 8 KiB, `stride_32` at 32), parsed strictly. So the
+`{count}` stands for (`cycles_8kib` is at 8 KiB, `stride_32` at 32), parsed strictly; `{name}`
+makes each fitting name a category of a bar chart (`{name}_tflops`: mma_sync, wgmma). So the
 points, their x and their y all come from the measurement files: the author types no number.
 Standard library only, like cudagloss.model.term, which holds these in its Term.
 """
@@ -15,15 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-PATTERN = r"^[a-z0-9_]*\{(size|count)\}[a-z0-9_]*$"
-"""A series' `results`: result-name characters around one `{size}` or `{count}`."""
+PATTERN = r"^[a-z0-9_]*\{(size|count|name)\}[a-z0-9_]*$"
+"""A series' `results`: result-name characters around one `{size}`, `{count}` or `{name}`."""
 
 SIZE_UNITS = {"b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
 _TOKENS = {
     "size": r"([1-9][0-9]{0,5})(b|kib|mib|gib|tib)",  # '8kib', '1gib': no leading zero, no fraction
     "count": r"(0|[1-9][0-9]{0,8})",  # '32', '1024'
+    "name": r"([a-z][a-z0-9]*(?:_[a-z0-9]+)*)",  # 'mma_sync', 'wgmma': a category, not a number
 }
-XKind = Literal["size", "count"]
+XKind = Literal["size", "count", "name"]
 
 
 def _doc(text: str, **extra: Any) -> dict[str, Any]:
@@ -38,7 +40,7 @@ class ChartSeries:
         metadata=_doc(
             "A result name with {size} or {count} where the x value is, e.g. 'cycles_{size}' "
             "(cycles_8kib, cycles_16kib, ...) or 'stride_{count}' (stride_1, stride_2, ...): every "
-            "result it fits is a point, at the x its name says.",
+            "result it fits is a point, at the x its name says; {name} draws bars, one per name it fits.",
             pattern=PATTERN,
             max_length=100,
         )
@@ -96,23 +98,23 @@ class Matched:
 
 
 def x_kind(pattern: str) -> XKind | None:
-    """'size' or 'count' for a well-formed pattern, None otherwise."""
+    """'size', 'count' or 'name' for a well-formed pattern, None otherwise."""
     match = re.fullmatch(PATTERN.strip("^$"), pattern)
     return match.group(1) if match else None  # type: ignore[return-value]
 
 
 def match_results(pattern: str, names: list[str]) -> list[Matched]:
-    """The names pattern fits, with their x, in x order (names in the order given where equal)."""
+    """The names pattern fits, with their x, in x order; for {name}, x is the order of names given."""
     kind = x_kind(pattern)
     if kind is None:
         return []
     before, _, after = pattern.partition("{" + kind + "}")
     regex = re.compile(re.escape(before) + _TOKENS[kind] + re.escape(after))
-    found = []
+    found: list[Matched] = []
     for name in names:
         m = regex.fullmatch(name)
         if m is None:
             continue
-        x = int(m.group(1)) * (SIZE_UNITS[m.group(2)] if kind == "size" else 1)
+        x = len(found) if kind == "name" else int(m.group(1)) * (SIZE_UNITS[m.group(2)] if kind == "size" else 1)
         found.append(Matched(name, x, m.group(0)[len(before) : len(m.group(0)) - len(after)]))
     return sorted(found, key=lambda m: m.x)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from cudagloss.errors import did_you_mean
@@ -110,7 +110,9 @@ def _number(run: NodeRun, result: Result | None, where: str) -> float | None:
     return y if math.isfinite(y) else None
 
 
-def _x_text(kind: XKind, x: int) -> str:
+def _x_text(kind: XKind, x: int, token: str) -> str:
+    if kind == "name":
+        return token
     if kind == "count":
         return f"{x:,}"
     size, unit = readable_size(x, "bytes", bytes_=True)
@@ -134,7 +136,7 @@ def _point(kind: XKind, m: Matched, runs: list[NodeRun], per: str, where: str) -
     text = agreed([r for _, r in results], runs[0].gpu) if per == "model" else format_value(results[0][1])
     return Point(
         m.x,
-        _x_text(kind, m.x),
+        _x_text(kind, m.x, m.token),
         m.name,
         statistics.median(ys) if ys else None,
         min(ys) if ys else None,
@@ -175,15 +177,15 @@ def resolve_chart(term: Term, measurements: MeasurementSet | None, chart: Chart)
         found = match_results(s.results, names)
         if this is None or (kind is not None and this != kind):
             raise ChartError(
-                f"'{s.results}' has no {{size}} or {{count}} where the x value is"
+                f"'{s.results}' has no {{size}}, {{count}} or {{name}} where the x value is"
                 if this is None
                 else f"'{s.results}' reads {{{this}}}, another series reads {{{kind}}}",
-                "write the result's name with {size} (8kib, 1gib) or {count} (32) where it varies: "
-                "'cycles_{size}'; every series of a chart reads the same kind",
+                "write the result's name with {size} (8kib, 1gib), {count} (32) or {name} (bars) where it "
+                "varies: 'cycles_{size}'; every series of a chart reads the same kind",
                 where,
             )
         if not found:
-            example = s.results.replace("{" + this + "}", "8kib" if this == "size" else "32")
+            example = s.results.replace("{" + this + "}", {"size": "8kib", "count": "32", "name": "x"}[this])
             raise ChartError(
                 f"'{s.results}' fits no result of '{chart.experiment}'{did_you_mean(example, names)}",
                 f"its results are listed on its measurement page, or by `cudagloss values {chart.experiment}`",
@@ -194,6 +196,9 @@ def resolve_chart(term: Term, measurements: MeasurementSet | None, chart: Chart)
         kind = this
         matched.append(found)
     assert kind is not None
+    if kind == "name":  # one category per name, in the order first met, shared by every series
+        order = {t: i for i, t in enumerate(dict.fromkeys(m.token for found in matched for m in found))}
+        matched = [[replace(m, x=order[m.token]) for m in found] for found in matched]
     y_unit = _unit(record, [m.name for found in matched for m in found], "series")
     series = []
     groups = _groups(record, chart.per)

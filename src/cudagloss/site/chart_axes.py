@@ -45,6 +45,11 @@ class Axis:
         return math.isfinite(value) and (value > 0 or not self.log) and self.low <= value <= self.high
 
 
+def categories(labels: list[str]) -> Axis:
+    """An axis of named categories, one tick in the middle of each: bars, not a scale."""
+    return Axis(-0.5, len(labels) - 0.5, False, tuple(float(i) for i in range(len(labels))), tuple(labels))
+
+
 def number(value: float) -> str:
     """A tick's number: '8,000', '250', '0.5', '1e-05'; at most three significant digits."""
     if value == 0:
@@ -61,12 +66,15 @@ def size(value: float) -> str:
     return f"{shown:,.0f} {unit}" if float(shown).is_integer() else f"{shown:,.1f} {unit}"
 
 
-def make_axis(values: Iterable[float], *, binary: bool, zero: bool, label: Callable[[float], str] = number) -> Axis:
+def make_axis(
+    values: Iterable[float], *, binary: bool, zero: bool, label: Callable[[float], str] = number, log: bool = True
+) -> Axis:
     """The axis for values (those not finite or past LIMIT left out): binary log ticks at powers of two (sweeps
-    that double), decimal ones at powers of ten; zero: a linear axis starts at 0."""
+    that double), decimal ones at powers of ten; zero: a linear axis starts at 0; log=False:
+    linear whatever the span (bars start at zero)."""
     found = sorted(v for v in values if math.isfinite(v) and abs(v) <= LIMIT) or [0.0, 1.0]
     low, high = found[0], found[-1]
-    if low > 0 and high >= low * LOG_SPAN:
+    if log and low > 0 and high >= low * LOG_SPAN:
         low, high = low / PAD, high * PAD
         ticks = _log_ticks(low, high, 2.0 if binary else 10.0)
         return Axis(low, high, True, ticks, tuple(label(t) for t in ticks))

@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Callable
 
 from cudagloss.model.charts import ChartData, Point, RefLine
-from cudagloss.site.chart_axes import Axis, make_axis, number, size
+from cudagloss.site.chart_axes import Axis, categories, make_axis, number, size
 
 WIDTH = 380
 """User units across: at a phone's 390 px the chart is drawn at about its own size, so its
@@ -61,6 +61,9 @@ def axes(chart: ChartData) -> tuple[Axis, Axis]:
     xs += [line.value for line in chart.lines if line.axis == "x"]
     ys = [v for s in chart.series for p in s.points for v in (p.low, p.high) if v is not None]
     ys += [line.value for line in chart.lines if line.axis == "y"]
+    if chart.x_kind == "name":
+        names = {p.x: p.x_text for s in chart.series for p in s.points}
+        return categories([names[x] for x in sorted(names)]), make_axis([0.0, *ys], binary=False, zero=True, log=False)
     x_axis = make_axis(xs, binary=True, zero=False, label=size if chart.x_kind == "size" else number)
     return x_axis, make_axis(ys, binary=False, zero=True)
 
@@ -91,15 +94,17 @@ def svg(chart: ChartData, href: Href) -> str:
         out.append(f'<text x="{LEFT - 4}" y="{_n(py(tick) + 4)}" text-anchor="end">{_e(label)}</text>')
     for tick, label in _spaced(x_axis, px):
         anchor = "end" if px(tick) + _width(label) / 2 > WIDTH else "middle"
-        out.append(f'<path d="M{_n(px(tick))} {top}V{bottom + 4}"/>')
+        out.append(f'<path d="M{_n(px(tick))} {bottom if chart.x_kind == "name" else top}V{bottom + 4}"/>')
         out.append(f'<text x="{_n(px(tick))}" y="{bottom + 16}" text-anchor="{anchor}">{_e(label)}</text>')
     out.append(f'<path class="cg-frame" d="M{LEFT} {top}V{bottom}H{right}"/></g>')
     for line in lines:
         d = f"M{_n(px(line.value))} {top}V{bottom}" if line.axis == "x" else f"M{LEFT} {_n(py(line.value))}H{right}"
         out.append(f'<g class="cg-ref"><path d="{d}"><title>{_e(line.label)}: {_e(line.text)}</title></path></g>')
+    bars = chart.x_kind == "name"
+    width = (right - LEFT) / max(len(x_axis.ticks), 1) * 0.7 / len(chart.series)
     for i, s in enumerate(chart.series):
         out.append(f'<g class="cg-series cg-s{i % COLOURS}">')
-        out.append(_polyline(s.points, px, py, (x_axis, y_axis)))
+        out.append("" if bars else _polyline(s.points, px, py, (x_axis, y_axis)))
         drawn = [p for p in s.points if p.y is not None and x_axis.shows(p.x) and y_axis.shows(p.y)]
         for p in drawn:
             if (
@@ -109,11 +114,17 @@ def svg(chart: ChartData, href: Href) -> str:
                 and y_axis.shows(p.low)
                 and y_axis.shows(p.high)
             ):
-                out.append(f'<path class="cg-spread" d="M{_n(px(p.x))} {_n(py(p.low))}V{_n(py(p.high))}"/>')
+                middle = px(p.x) - width * (len(chart.series) / 2 - i - 0.5) if bars else px(p.x)
+                out.append(f'<path class="cg-spread" d="M{_n(middle)} {_n(py(p.low))}V{_n(py(p.high))}"/>')
         for p in drawn:
             if p.y is not None:
                 title = f"{s.label}, {p.x_text}: {p.text}" + (f" ({', '.join(p.nodes)})" if p.nodes else "")
                 mark = _marker(MARKERS[i % len(MARKERS)], px(p.x), py(p.y))
+                if bars:  # side by side around the category's middle, from zero up
+                    x = px(p.x) - width * len(chart.series) / 2 + width * i
+                    top_y, zero_y = sorted((py(p.y), py(0.0)))
+                    mark = f'<rect x="{_n(x)}" y="{_n(top_y)}" width="{_n(width)}" height="{_n(zero_y - top_y)}"/>'
+
                 out.append(f'<a href="{_e(href(p.node, p.name))}">{mark}<title>{_e(title)}</title></a>')
         out.append("</g>")
     x_title = chart.x_label + (" (log scale)" if x_axis.log else "")
@@ -146,8 +157,11 @@ def _legend(chart: ChartData, lines: list[RefLine], href: Href) -> list[str]:
     out = ['<g class="cg-legend">']
     for i, s in enumerate(chart.series):
         y = 22 + ROW * i
-        out.append(f'<g class="cg-s{i % COLOURS}"><path class="cg-line" d="M{LEFT} {y}H{LEFT + 24}"/>')
-        out.append(_marker(MARKERS[i % len(MARKERS)], LEFT + 12, y) + "</g>")
+        if chart.x_kind == "name":  # a swatch of the bar's colour
+            out.append(f'<g class="cg-s{i % COLOURS}"><rect x="{LEFT + 4}" y="{y - 5}" width="16" height="10"/></g>')
+        else:
+            out.append(f'<g class="cg-s{i % COLOURS}"><path class="cg-line" d="M{LEFT} {y}H{LEFT + 24}"/>')
+            out.append(_marker(MARKERS[i % len(MARKERS)], LEFT + 12, y) + "</g>")
         out.append(f'<text x="{LEFT + 32}" y="{y + 4}">{_e(_short(s.label))}</text>')
     for i, line in enumerate(lines, start=len(chart.series)):
         y = 22 + ROW * i

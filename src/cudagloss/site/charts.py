@@ -57,11 +57,15 @@ def summary(chart: ChartData) -> str:
     scales[(False, True)] = ", the values on a log scale"
     scale = scales.get((x_axis.log, y_axis.log), "")
     unit = f" ({chart.y_unit})" if chart.y_unit else ""
-    parts = [f"A line chart of {chart.y_label}{unit} against {chart.x_label}{scale}."]
+    kind = "bar chart" if chart.x_kind == "name" else "line chart"
+    parts = [f"A {kind} of {chart.y_label}{unit} against {chart.x_label}{scale}."]
     for s in chart.series:
         drawn = [p for p in s.points if p.y is not None]
         if not drawn:
             parts.append(f"{s.label}: not measured.")
+            continue
+        if chart.x_kind == "name":
+            parts.append(f"{s.label}: " + ", ".join(f"{p.x_text} {p.text}" for p in drawn) + ".")
             continue
         low = min(drawn, key=lambda p: p.y or 0.0)
         high = max(drawn, key=lambda p: p.y or 0.0)
