@@ -21,7 +21,7 @@ from cudagloss.model.measurements import MeasurementSet
 GUIDE = "AUTHORING.md, 'Chart a sweep'"
 
 
-def _at(t: LoadedTerm, where: str, text: str, hint: str) -> Diagnostic:
+def at(t: LoadedTerm, where: str, text: str, hint: str) -> Diagnostic:
     return Diagnostic(t.path, *field_position(t, where, 1, 1), f"{where}: {text}", hint)
 
 
@@ -40,9 +40,9 @@ def chart_diagnostics(t: LoadedTerm, measurements: MeasurementSet | None, facts:
     for i, chart in enumerate(t.term.charts):
         where = f"charts[{i}]"
         if (first := seen.setdefault(chart.id, i)) != i:
-            yield _at(t, f"{where}.id", f"'{chart.id}' is also the id of charts[{first}]", "give each chart its own id")
+            yield at(t, f"{where}.id", f"'{chart.id}' is also the id of charts[{first}]", "give each chart its own id")
         if chart.id not in shown:
-            yield _at(
+            yield at(
                 t,
                 where,
                 f"the body never shows chart '{chart.id}'",
@@ -50,19 +50,19 @@ def chart_diagnostics(t: LoadedTerm, measurements: MeasurementSet | None, facts:
             )
         for field, text in _texts(chart, where):
             if not text.strip() and not field.endswith("label"):
-                yield _at(t, field, "is empty", f"say it in words ({GUIDE})")
+                yield at(t, field, "is empty", f"say it in words ({GUIDE})")
             for found in find(text):
                 if allowed(found, t.slug, facts.entries) is None:
-                    yield _at(t, field, message(field, found).partition(": ")[2], "the chart draws the numbers")
+                    yield at(t, field, message(field, found).partition(": ")[2], "the chart draws the numbers")
         if len(chart.series) > 1:
             for j, s in enumerate(chart.series):
                 if not s.label.strip():
-                    yield _at(t, f"{where}.series[{j}]", "needs a label", "name each line of the legend")
+                    yield at(t, f"{where}.series[{j}]", "needs a label", "name each line of the legend")
         if not chart.series:
-            yield _at(t, f"{where}.series", "is empty", f"name the results to draw ({GUIDE})")
+            yield at(t, f"{where}.series", "is empty", f"name the results to draw ({GUIDE})")
             continue
         try:
             resolve_chart(t.term, measurements, chart)
         except ChartError as exc:
             field = f"{where}.{exc.where}" if exc.where else where
-            yield _at(t, field, exc.message, exc.hint)
+            yield at(t, field, exc.message, exc.hint)

@@ -15,7 +15,7 @@ from cudagloss.check.entries import Entry, entry_of
 from cudagloss.check.typed_numbers import fact_mistakes
 from cudagloss.check.validate import corpus_diagnostics, term_diagnostics
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
-from cudagloss.load.cache import CheckCache, Checked, context_digest, digest
+from cudagloss.load.cache import CheckCache, Checked, context_digest, digest, folder_digest
 from cudagloss.load.facts import FACTS_FILE, load_facts
 from cudagloss.load.terms import (
     boundary,
@@ -27,6 +27,7 @@ from cudagloss.load.terms import (
     term_files,
     term_from_text,
 )
+from cudagloss.model.chart_spec import DIAGRAMS_DIR
 from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet
 
@@ -91,7 +92,10 @@ def _run(
     diagnostics += found
     folder_shown = display_path(folder, root)  # diagnostics name files by it: part of the context
     context = context_digest(
-        measurements.fingerprint if measurements is not None else "no measurements", repr(facts), folder_shown
+        measurements.fingerprint if measurements is not None else "no measurements",
+        repr(facts),
+        folder_shown,
+        folder_digest(folder.parent / DIAGRAMS_DIR),
     )
     store = CheckCache.open(folder, context) if cache else CheckCache(None, context)
     terms: list[LoadedTerm] = []

@@ -118,3 +118,34 @@ def match_results(pattern: str, names: list[str]) -> list[Matched]:
         x = len(found) if kind == "name" else int(m.group(1)) * (SIZE_UNITS[m.group(2)] if kind == "size" else 1)
         found.append(Matched(name, x, m.group(0)[len(before) : len(m.group(0)) - len(after)]))
     return sorted(found, key=lambda m: m.x)
+
+
+DIAGRAMS_DIR = "diagrams"
+"""Where diagram files live, from the repository's root."""
+_DIAGRAM_FILE = r"^diagrams/[a-z0-9]+(-[a-z0-9]+)*(\.[a-z0-9]+)?\.svg$"
+
+
+@dataclass(frozen=True)
+class Diagram:
+    """An SVG drawing from the repository's diagrams/ folder, shown where the body writes
+    {{ diagram('id') }}, after the page sanitiser's allowlist; its text may cite measured values."""
+
+    id: str = field(metadata=_doc("The name the body's diagram(...) uses.", pattern=_SLUG, max_length=100))
+    file: str = field(
+        metadata=_doc(
+            "The SVG file, e.g. 'diagrams/memory-hierarchy.svg'. Colour it with the classes AUTHORING.md "
+            "lists, so it follows the reader's palette; text may hold {{ measured('experiment', 'result') }}.",
+            pattern=_DIAGRAM_FILE,
+            max_length=200,
+        )
+    )
+    alt: str = field(metadata=_doc("What the diagram shows, in words, for readers who cannot see it.", max_length=1000))
+    caption: str = field(default="", metadata=_doc("Optional: a caption shown under it.", max_length=300))
+    dark: str = field(
+        default="",
+        metadata=_doc(
+            "Optional: another file drawn for the dark palette ('diagrams/x.dark.svg'); without it the one file "
+            "follows the palette through its classes.",
+            max_length=200,
+        ),
+    )

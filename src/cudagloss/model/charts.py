@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from cudagloss.errors import did_you_mean
-from cudagloss.model.chart_spec import Chart, Matched, XKind, match_results, x_kind
+from cudagloss.model.chart_spec import Chart, Diagram, Matched, XKind, match_results, x_kind
 from cudagloss.model.display import agreed, format_value, readable_size, short_gpu
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import CitationError, ExperimentRecord, MeasurementSet, NodeRun, resolve
@@ -90,6 +90,18 @@ def find_chart(term: Term, chart_id: str) -> Chart:
     raise CitationError(
         f"chart('{chart_id}'): the term has no chart with id '{chart_id}'{did_you_mean(chart_id, ids)}",
         f"its charts are {', '.join(ids)}" if ids else "describe it under charts: (AUTHORING.md, 'Chart a sweep')",
+    )
+
+
+def find_diagram(term: Term, diagram_id: str) -> Diagram:
+    """The diagram `diagram(diagram_id)` names; CitationError when the term has none of that id."""
+    for diagram in term.diagrams:
+        if diagram.id == diagram_id:
+            return diagram
+    ids = list(dict.fromkeys(d.id for d in term.diagrams))
+    raise CitationError(
+        f"diagram('{diagram_id}'): the term has no diagram with id '{diagram_id}'",
+        f"its diagrams are {', '.join(ids)}" if ids else "describe it under diagrams: (AUTHORING.md, 'Draw a diagram')",
     )
 
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from cudagloss.model.chart_spec import Chart
+from cudagloss.model.chart_spec import Chart, Diagram
 
 PENDING: Literal["pending"] = "pending"
 """The value of a byline or stamp field that nobody knows yet."""
@@ -241,6 +241,12 @@ class Term:
         metadata=doc(
             "Charts of cited experiments' results, each shown where the body writes {{ chart('id') }}.",
             max_items=ITEMS_MAX,
+        ),
+    )
+    diagrams: list[Diagram] = field(
+        default_factory=list,
+        metadata=doc(
+            "SVG drawings from diagrams/, each shown where the body writes {{ diagram('id') }}.", max_items=ITEMS_MAX
         ),
     )
     byline: Byline = field(default_factory=Byline, metadata=doc("Who wrote and reviewed the term and when."))

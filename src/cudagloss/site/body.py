@@ -5,11 +5,14 @@ value it names, as a link to the row of the measurement page it came from, each
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cudagloss.model.directives import expand
 from cudagloss.model.link_checks import LinkChecks
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.term import Term
 from cudagloss.site.charts import ChartView
+from cudagloss.site.diagrams import files_key
 from cudagloss.site.directives import handlers
 from cudagloss.site.memo import Memo
 
@@ -23,6 +26,7 @@ def render_body(
     page_uri: str,
     memo: Memo[Rendered],
     checks: LinkChecks | None = None,
+    root: Path | None = None,
 ) -> Rendered:
     """A term's body with its directives replaced by their values and sources (a chart by its
     mark, cudagloss.site.charts), the (experiment, result) pairs it cited and its charts; raises
@@ -33,13 +37,14 @@ def render_body(
         repr(term.measurements),
         repr(term.sources),
         repr(term.charts),
+        (repr(term.diagrams), root, files_key(root, term)) if root is not None and term.diagrams else None,
         measurements.fingerprint if measurements else None,
         page_uri,
         (checks.day, tuple(checks.by_url.get(s.url) for s in term.sources)) if checks else None,
     )
 
     def render() -> Rendered:
-        handle, citer = handlers(term, measurements, page_uri, checks)
+        handle, citer = handlers(term, measurements, page_uri, checks, root)
         return expand(term.body, handle), tuple(citer.used), tuple(citer.charts)
 
     return memo.get(key, render)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import functools
 import math
+from pathlib import Path
 
 from markupsafe import Markup
 
-from cudagloss.model.charts import find_chart, resolve_chart
+from cudagloss.model.charts import find_chart, find_diagram, resolve_chart
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
 from cudagloss.model.directives import Directive, Handler, find_source
 from cudagloss.model.display import format_value, one_number, short_gpu
@@ -30,6 +31,7 @@ from cudagloss.model.term import Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
 from cudagloss.site import escape
 from cudagloss.site.charts import ChartView, chart_view, mark
+from cudagloss.site.diagrams import diagram_view
 
 
 class ValueCiter:
@@ -182,9 +184,14 @@ def _judged(n: NodeValues, first: Ref, second: Ref) -> str:
 
 
 def handlers(
-    term: Term, measurements: MeasurementSet | None, page_uri: str, checks: LinkChecks | None = None
+    term: Term,
+    measurements: MeasurementSet | None,
+    page_uri: str,
+    checks: LinkChecks | None = None,
+    root: Path | None = None,
 ) -> tuple[dict[str, Handler], ValueCiter]:
-    """The page's handler of each directive, and the citer that remembers the values they cited."""
+    """The page's handler of each directive, and the citer that remembers the values they cited;
+    root: where diagram files are read from (the repository's root)."""
     citer = ValueCiter(term, measurements, page_uri)
 
     def measured(d: Directive) -> str:
@@ -203,7 +210,12 @@ def handlers(
         citer.charts.append(chart_view(data, page_uri, row))
         return mark(len(citer.charts) - 1)
 
-    return {"measured": measured, "cite": cite, "compare": compare, "chart": chart}, citer
+    def diagram(d: Directive) -> str:
+        found = find_diagram(term, d.args[0])
+        citer.charts.append(diagram_view(root or Path("."), term, measurements, page_uri, found))
+        return mark(len(citer.charts) - 1)
+
+    return {"measured": measured, "cite": cite, "compare": compare, "chart": chart, "diagram": diagram}, citer
 
 
 def _row(citer: ValueCiter, experiment: str, node: str, name: str) -> str:

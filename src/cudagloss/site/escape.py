@@ -29,6 +29,7 @@ from typing import Any
 from markupsafe import Markup
 
 from cudagloss.model.urls import SAFE_SCHEMES, url_problem
+from cudagloss.text.svg import SVG_ATTRIBUTES, SVG_TAGS, fetches
 
 # Characters Markdown acts on wherever they are (backslash escapes, valid in CommonMark and
 # Python-Markdown with its tables extension), and HTML's specials as entities.
@@ -131,24 +132,13 @@ def json_ld(data: dict[str, Any]) -> str:
     return inert_json(json.dumps(data, ensure_ascii=False))
 
 
-# The inline SVG of a chart (cudagloss.site.chart_svg): shapes, text and links, nothing that
-# can fetch (image, use, feImage), run (script, animate, set, on*), style (style, a style
-# attribute: CSS url()) or embed HTML (foreignObject).
-_SVG_TAGS = ("svg", "g", "path", "circle", "rect", "text", "title")
-_SVG_ATTRIBUTES = {
-    "svg": {"viewBox", "role", "font-size"},
-    "path": {"d"},
-    "circle": {"cx", "cy", "r"},
-    "rect": {"x", "y", "width", "height"},
-    "text": {"x", "y", "text-anchor"},
-}
-
 # What the page templates, Python-Markdown (tables, admonitions, toc, details, highlight)
-# and Material's markup use, and the SVG above; anything else is dropped with its attributes.
+# and Material's markup use, and inline SVG (cudagloss.text.svg: charts and diagrams); anything
+# else is dropped with its attributes.
 # No <img>: an image would be fetched from another site by every reader's browser.
 _TAGS = frozenset(
     [
-        *_SVG_TAGS,
+        *SVG_TAGS,
         "a",
         "abbr",
         "b",
@@ -208,7 +198,7 @@ _ATTRIBUTES = {
     "td": {"colspan", "rowspan", "style"},
     "th": {"colspan", "rowspan", "style"},
     "details": {"open"},
-    **_SVG_ATTRIBUTES,
+    **SVG_ATTRIBUTES,
 }
 
 
@@ -219,6 +209,8 @@ page content must never carry them (a heading '## __config' gets that id from to
 
 
 def _attribute(element: str, attribute: str, value: str) -> str | None:
+    if attribute not in ("href", "title", "style") and fetches(value):  # SVG paint such as fill="url(https://...)"
+        return None
     if attribute == "id":
         return None if _THEME_NAME.match(value) else value
     if attribute == "class":

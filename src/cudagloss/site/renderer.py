@@ -105,7 +105,12 @@ class Renderer:
 
     def _prepare_body(self, t: LoadedTerm) -> LinkedBody:
         text, cited, charts = render_body(
-            t.term, self.corpus.measurements, term_src_uri(t.slug), self.state.bodies, self.corpus.link_checks
+            t.term,
+            self.corpus.measurements,
+            term_src_uri(t.slug),
+            self.state.bodies,
+            self.corpus.link_checks,
+            t.file.parent.parent,  # diagrams/ beside the terms folder (check.diagrams.diagrams_root)
         )
         key = (t.slug, text, cited, charts, self._links_key)
         return self.state.linked.get(key, lambda: self._link_body(t.slug, text, cited, charts))
