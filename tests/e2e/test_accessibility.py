@@ -25,6 +25,7 @@ PAGES = {
     "section": "sections/memory/",
     "term": "terms/ptx/",
     "chart": "terms/memory-bandwidth/",
+    "diagram": "terms/thread-block/",
     "measurement": "measurements/jit-cache/",
     "measurements": "measurements/",
 }
@@ -174,3 +175,39 @@ def test_a_chart_reads_at_a_phones_width_in_both_palettes(browser: Any, base: st
         assert reader.problems == []
     expected = {"light": "rgb(0, 105, 173)", "dark": "rgb(99, 183, 240)"}[palette]
     assert colours == {expected}
+
+
+DIAGRAMS = ("memory-latency", "streaming-multiprocessor", "warp-divergence", "thread-block", "jit-compilation")
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+def test_diagrams_follow_the_palette_and_read_at_a_phones_width(browser: Any, base: str, palette: str) -> None:
+    """Each diagram fits the column at 390 px with no text under 8.5 px; one drawn in two files
+    shows the file of the palette; one file follows the palette through its classes."""
+    from test_browser import ARTIFACTS
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with _visit(browser, base, color_scheme=palette, viewport={"width": 390, "height": 844}) as reader:
+        for slug in DIAGRAMS:
+            page = reader.open(f"terms/{slug}/")
+            figure = page.locator("figure.cg-diagram").first
+            figure.scroll_into_view_if_needed()
+            box = figure.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (slug, box)
+            visible = figure.locator("svg:visible")
+            assert visible.count() == 1, slug
+            smallest = page.evaluate(
+                "s => Math.min(...[...s.querySelectorAll('text')].map(t => t.getBoundingClientRect().height))",
+                visible.element_handle(),
+            )
+            assert smallest >= 8.5, (slug, smallest)
+            figure.screenshot(path=str(ARTIFACTS / f"diagram-{slug}-{palette}-390.png"))
+            if slug == "thread-block":
+                shown = figure.locator(".cg-diagram-dark" if palette == "dark" else ".cg-diagram-light")
+                assert shown.is_visible(), palette
+            if slug == "memory-latency":
+                fill = page.evaluate(
+                    "s => getComputedStyle(s.querySelector('.cg-d-a1')).fill", visible.element_handle()
+                )
+                assert fill == {"light": "rgb(219, 233, 247)", "dark": "rgb(29, 53, 80)"}[palette]
+        assert reader.problems == []

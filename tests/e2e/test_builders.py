@@ -189,11 +189,11 @@ def test_root_files_are_the_same_bytes_in_both_sites_and_the_export(sites: Sites
     assert raw and all((sites["zensical"] / p).read_bytes() == (sites["mkdocs"] / p).read_bytes() for p in raw)
 
 
-_FIGURE = re.compile(r'<figure class="cg-chart".*?</figure>', re.DOTALL)
+_FIGURE = re.compile(r'<figure class="cg-(?:chart|diagram)".*?</figure>', re.DOTALL)
 
 
 def test_charts_are_the_same_bytes_in_both(sites: Sites) -> None:
-    """A chart is raw HTML the builders pass through: the same SVG, caption and links in both."""
+    """A chart or diagram is raw HTML the builders pass through: the same SVG, caption and links in both."""
     charted = []
     for page in sorted((sites["mkdocs"] / "terms").glob("*/index.html")):
         figures = _FIGURE.findall(page.read_text(encoding="utf-8"))
@@ -201,4 +201,5 @@ def test_charts_are_the_same_bytes_in_both(sites: Sites) -> None:
         assert figures == _FIGURE.findall(other.read_text(encoding="utf-8")), page.parent.name
         charted += [page.parent.name] * len(figures)
     assert {"occupancy", "memory-latency", "memory-bandwidth", "memory-coalescing"} <= set(charted), charted
-    assert {"bank-conflict", "warp-divergence", "pinned-memory"} <= set(charted), charted
+    assert {"bank-conflict", "warp-divergence", "pinned-memory", "tensor-core"} <= set(charted), charted
+    assert {"streaming-multiprocessor", "thread-block", "jit-compilation"} <= set(charted), charted

@@ -83,7 +83,8 @@ def _file(
             col = match.start() - text.rfind("\n", 0, match.start())
             yield Diagnostic(shown, line, col, exc.message, exc.hint)
     for n, raw in enumerate(text.splitlines(), start=1):
-        for found in find(_TAG.sub(" ", MEASURED.sub(" ", raw))):
+        fragments = _TAG.split(MEASURED.sub(" ", raw))  # each element's text on its own, as prose
+        for found in (f for fragment in fragments for f in find(" ".join(fragment.split()))):
             if allowed(found, t.slug, facts.entries) is None:
                 yield Diagnostic(
                     shown, n, 1, f"'{found.text}' is a number about a GPU typed by hand", "label it with measured(...)"
