@@ -12,8 +12,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from chartdata import CHARTS, FLEETS, H200, node_file, term, write_fleet
 
+from chartdata import CHARTS, FLEETS, H200, node_file, term, write_fleet
 from conftest import check_golden
 from cudagloss.model.chart_spec import ChartSeries, match_results
 from cudagloss.model.charts import ChartData, ChartError, Point, Series, resolve_chart
@@ -32,7 +32,7 @@ def _href(node: str, name: str) -> str:
 def _page(tmp_path: Path, fleet: str, kind: str) -> str:
     measurements = write_fleet(tmp_path / "measurements", FLEETS[fleet])
     chart = CHARTS[kind]
-    return chart_view(resolve_chart(term(chart), measurements, chart), PAGE, _href).page
+    return chart_view(resolve_chart(term(chart), measurements, chart), _href).page
 
 
 @pytest.mark.parametrize("kind", sorted(CHARTS))
@@ -72,13 +72,15 @@ def test_a_value_no_node_measured_breaks_the_line_and_one_node_lacking_it_is_sai
     assert line.count("M") == 2  # two stretches, no point invented between
 
 
-def test_every_point_links_to_its_row_and_the_svg_to_the_published_address(tmp_path: Path) -> None:
+def test_every_point_links_to_its_row_of_the_table_and_the_row_to_the_measurement(tmp_path: Path) -> None:
     page = _page(tmp_path, "two-models", "count")
     figure, _, table = page.partition("</figure>")
     points = re.findall(r'<a href="([^"]+)"><(?:circle|rect|path)', figure)
-    assert len(points) == 12 and all(p.startswith("../../measurements/sweep/#") for p in points)
-    assert "../../measurements/sweep/#h100-a-ns_per_element_32_paths" in points
+    assert len(points) == 12 and set(points) == {f"#chart-paths-{k}" for k in range(6)}
+    for k in range(6):
+        assert f'<span id="chart-paths-{k}"></span>' in table
     assert table.count("](../measurements/sweep.md#") == 12
+    assert "](../measurements/sweep.md#h100-a-ns_per_element_32_paths" in table
 
 
 def test_the_text_alternative_says_what_the_chart_shows(tmp_path: Path) -> None:
@@ -93,9 +95,10 @@ def test_the_text_alternative_says_what_the_chart_shows(tmp_path: Path) -> None:
 def test_the_page_gets_the_figure_and_the_export_only_the_table(tmp_path: Path) -> None:
     measurements = write_fleet(tmp_path / "m", FLEETS["one-node"])
     chart = CHARTS["count"]
-    view = chart_view(resolve_chart(term(chart), measurements, chart), PAGE, _href)
+    view = chart_view(resolve_chart(term(chart), measurements, chart), _href)
     body = "Before.\n\n\x1a0\x1a\n\nAfter, \\{{ literal."
     assert "<svg" in place(body, (view,), page=True) and "<svg" not in place(body, (view,), page=False)
+    assert "<span" not in place(body, (view,), page=False)
     assert place("no chart", (view,), page=True) == "no chart"
 
 
@@ -123,7 +126,7 @@ def test_hostile_gpu_names_and_labels_are_text_in_the_svg_and_the_table(tmp_path
     fleet = [node_file("h200-a", HOSTILE)]
     measurements = write_fleet(tmp_path / "m", fleet)
     chart = replace(CHARTS["size"], title=HOSTILE, x=HOSTILE, y=HOSTILE, series=[ChartSeries("cycles_{size}", "x")])
-    page = chart_view(resolve_chart(term(chart), measurements, chart), PAGE, _href).page
+    page = chart_view(resolve_chart(term(chart), measurements, chart), _href).page
     assert "<script" not in page and "<img" not in page and "onerror=alert(1)>" not in page
     assert "&lt;script&gt;" in page
     figure = page.partition("</figure>")[0]

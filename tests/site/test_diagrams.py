@@ -82,7 +82,11 @@ def _draw(tmp_path: Path, text: str, dark: str = "") -> str:
         (tmp_path / "diagrams" / "d.dark.svg").write_text(dark, encoding="utf-8")
     measurements = write_fleet(tmp_path / "measurements", [node_file("h200-a", H200)])
     diagram = Diagram("d", "diagrams/d.svg", "What it shows.", "A caption.", "diagrams/d.dark.svg" if dark else "")
-    return diagram_view(tmp_path, _term(diagram), measurements, "terms/sweep.md", diagram).page
+    return diagram_view(tmp_path, _term(diagram), measurements, diagram, _row).page
+
+
+def _row(experiment: str, node: str, name: str) -> str:
+    return f"../measurements/{experiment}.md#{node}-{name}"
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
@@ -101,11 +105,17 @@ def test_a_hostile_diagram_is_named_by_the_check_and_disarmed_on_the_page(tmp_pa
 def test_a_good_diagram_is_kept_as_drawn_with_its_label_measured(tmp_path: Path) -> None:
     assert problems(GOOD) == []
     page = _draw(tmp_path, GOOD)
-    assert page.startswith('<figure class="cg-diagram" id="diagram-d"><svg viewBox="0 0 100 40" font-size="12">')
+    assert page.startswith('<figure class="cg-diagram" id="diagram-d" data-search-exclude><svg viewBox="0 0 100 40" font-size="12">')
     assert "<title>What it shows.</title>" in page and "<figcaption>A caption.</figcaption>" in page
-    assert '<a href="../../measurements/sweep/#h200-a-cycles_8kib" rel="noopener noreferrer">30 cycles</a>' in page
+    assert '<a href="#diagram-d-0" rel="noopener noreferrer">30 cycles</a>' in page
+    figure, _, values = page.partition("</figure>")
+    assert values == (
+        '\n\n??? note "The 1 measured value in this diagram"\n\n'
+        '    - <span id="diagram-d-0"></span>cycles_8kib (fixture): '
+        "[30 cycles](../measurements/sweep.md#h200-a-cycles_8kib)"
+    )
     assert 'rx="4"' in page and 'class="cg-d-box"' in page and "comment" not in page and "<?xml" not in page
-    assert "\n" not in page  # one raw HTML block
+    assert "\n" not in figure  # one raw HTML block
 
 
 def test_a_dark_variant_is_drawn_beside_the_light_one(tmp_path: Path) -> None:
@@ -156,19 +166,20 @@ def test_mistakes_in_the_term_and_in_the_file_are_reported_where_they_are(tmp_pa
     (tmp_path / "terms").mkdir()
     (tmp_path / "terms" / "_sections.yaml").write_text(SECTIONS, encoding="utf-8")
     (tmp_path / "terms" / "sweep.yaml").write_text(TERM, encoding="utf-8")
-    (tmp_path / "diagrams").mkdir()
-    (tmp_path / "diagrams" / "d.svg").write_text(GOOD, encoding="utf-8")
-    (tmp_path / "diagrams" / "e.svg").write_text(BAD, encoding="utf-8")
-    os.symlink(tmp_path / "diagrams" / "d.svg", tmp_path / "diagrams" / "missing.dark.svg")
+    drawings = tmp_path / "terms" / "diagrams"
+    drawings.mkdir()
+    (drawings / "d.svg").write_text(GOOD, encoding="utf-8")
+    (drawings / "e.svg").write_text(BAD, encoding="utf-8")
+    os.symlink(drawings / "d.svg", drawings / "missing.dark.svg")
     measurements = write_fleet(tmp_path / "measurements", [node_file("h200-a", H200)])
     with pytest.raises(GlossaryError) as caught:
         load_corpus(tmp_path / "terms", tmp_path, measurements=measurements, cache=False)
     said = [d.format().split("\n")[0] for d in caught.value.diagnostics]
     expected = [
-        "diagrams/e.svg:2:21: measured('sweep', 'cycles_9kib'): experiment 'sweep' has no result 'cycles_9kib'",
-        "diagrams/e.svg:2:1: '132 SMs' is a number about a GPU typed by hand",
-        "diagrams/e.svg:3:3: <rect onclick> is not allowed in a diagram (used by",
-        "diagrams/e.svg:3:3: <rect id> is not allowed in a diagram (used by",
+        "terms/diagrams/e.svg:2:21: measured('sweep', 'cycles_9kib'): experiment 'sweep' has no result 'cycles_9kib'",
+        "terms/diagrams/e.svg:2:1: '132 SMs' is a number about a GPU typed by hand",
+        "terms/diagrams/e.svg:3:3: <rect onclick> is not allowed in a diagram (used by",
+        "terms/diagrams/e.svg:3:3: <rect id> is not allowed in a diagram (used by",
         "terms/sweep.yaml:16:10: diagrams[1].alt: is empty",
         "terms/sweep.yaml:17:5: diagrams[2]: the body never shows diagram 'f'",
         "terms/sweep.yaml:18:11: diagrams[2].file: '../secret.svg' is not a file under diagrams/",

@@ -17,7 +17,7 @@ from cudagloss.site.output import SiteContent
 
 
 def _copy(tmp_path: Path) -> Path:
-    for name in ("terms", "measurements", "verifier", "diagrams"):
+    for name in ("terms", "measurements", "verifier"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 

@@ -26,8 +26,8 @@ GUIDE = "AUTHORING.md, 'Draw a diagram'"
 
 
 def diagrams_root(t: LoadedTerm) -> Path:
-    """Where a term's diagram paths start: the folder that holds its terms folder."""
-    return t.file.parent.parent
+    """Where a term's diagram paths start: its own folder (terms/), so diagrams/ travels with it."""
+    return t.file.parent
 
 
 def diagram_diagnostics(t: LoadedTerm, measurements: MeasurementSet | None, facts: Facts) -> Iterator[Diagnostic]:
@@ -71,7 +71,7 @@ def _file(
     except UnicodeDecodeError:
         yield at(t, field, f"'{file}' is not UTF-8 text", "save it as UTF-8")
         return
-    shown = str(Path(t.path).parent.parent / file) if not Path(t.path).is_absolute() else str(path)
+    shown = str(Path(t.path).parent / file)
     hint = f"the page sanitiser keeps shapes, text and classes only ({GUIDE})"
     for line, col, message in problems(text):
         yield Diagnostic(shown, line, col, f"{message} (used by {t.path})", hint)

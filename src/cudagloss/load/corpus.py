@@ -95,7 +95,7 @@ def _run(
         measurements.fingerprint if measurements is not None else "no measurements",
         repr(facts),
         folder_shown,
-        folder_digest(folder.parent / DIAGRAMS_DIR),
+        folder_digest(folder / DIAGRAMS_DIR),
     )
     store = CheckCache.open(folder, context) if cache else CheckCache(None, context)
     terms: list[LoadedTerm] = []

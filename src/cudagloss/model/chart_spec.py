@@ -121,13 +121,14 @@ def match_results(pattern: str, names: list[str]) -> list[Matched]:
 
 
 DIAGRAMS_DIR = "diagrams"
-"""Where diagram files live, from the repository's root."""
+"""Where diagram files live, inside the terms folder (terms/diagrams/): a copy of the folder
+carries its drawings, and a term names one as diagrams/<name>.svg."""
 _DIAGRAM_FILE = r"^diagrams/[a-z0-9]+(-[a-z0-9]+)*(\.[a-z0-9]+)?\.svg$"
 
 
 @dataclass(frozen=True)
 class Diagram:
-    """An SVG drawing from the repository's diagrams/ folder, shown where the body writes
+    """An SVG drawing from terms/diagrams/, shown where the body writes
     {{ diagram('id') }}, after the page sanitiser's allowlist; its text may cite measured values."""
 
     id: str = field(metadata=_doc("The name the body's diagram(...) uses.", pattern=_SLUG, max_length=100))

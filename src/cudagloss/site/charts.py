@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 
 from cudagloss.model.charts import ChartData, Point, Series
-from cudagloss.model.urls import measurement_src_uri, page_path, result_anchor
 from cudagloss.site import escape
 from cudagloss.site.chart_svg import Href, axes, svg
 
@@ -42,11 +41,11 @@ def place(markdown: str, charts: tuple[ChartView, ...], *, page: bool) -> str:
     return _PLACE.sub(lambda m: charts[int(m.group(1))].page if page else charts[int(m.group(1))].text, markdown)
 
 
-def published_href(page_uri: str, experiment: str, node: str, name: str) -> str:
-    """The published address of a result's row, relative to the page: raw HTML is not rewritten
-    by the builders as Markdown links are, so it names the directory URL itself."""
-    up = "../" * page_path(page_uri).count("/")
-    return f"{up}{page_path(measurement_src_uri(experiment))}#{escape.ident(result_anchor(node, name))}"
+def row_id(chart_id: str, key: str) -> str:
+    """The id of a row of a chart's data table (or of a diagram's list of values): the chart's
+    points link to it. A same-page anchor, because raw HTML is where the builders differ: MkDocs
+    leaves its relative links alone, Zensical rebases them; an anchor both leave as it is."""
+    return str(escape.ident(f"{chart_id}-{key}"))
 
 
 def summary(chart: ChartData) -> str:
@@ -88,39 +87,44 @@ def _cell(point: Point | None, series: Series, href: Href) -> str:
     return f'[{escape.text(point.text)}]({href(point.node, point.name)} "{escape.link_title(title)}")'
 
 
-def table(chart: ChartData, href: Href) -> list[str]:
-    """The data table's Markdown lines: one row per x, one column per series."""
+def table(chart: ChartData, href: Href) -> tuple[list[str], dict[str, str]]:
+    """The data table's Markdown lines (one row per x, one column per series, each row's first
+    cell holding its anchor) and the anchor of each result it shows."""
     xs = sorted({(p.x, p.x_text) for s in chart.series for p in s.points})
     by_x = [{p.x: p for p in s.points} for s in chart.series]
+    base = f"chart-{chart.id}"
     lines = [
         "| " + " | ".join([str(escape.text(chart.x_label)), *(str(escape.text(s.label)) for s in chart.series)]) + " |",
         "|---" * (len(chart.series) + 1) + "|",
     ]
-    for x, x_text in xs:
+    anchors: dict[str, str] = {}
+    for k, (x, x_text) in enumerate(xs):
+        anchor = row_id(base, str(k))
+        anchors.update((points[x].name, anchor) for points in by_x if x in points)
         cells = [_cell(points.get(x), s, href) for s, points in zip(chart.series, by_x, strict=True)]
-        lines.append("| " + " | ".join([str(escape.text(x_text)), *cells]) + " |")
-    for line in chart.lines:
+        lines.append("| " + " | ".join([f'<span id="{anchor}"></span>{escape.text(x_text)}', *cells]) + " |")
+    for i, line in enumerate(chart.lines):
+        anchors[line.name] = anchor = row_id(base, f"line-{i}")
         value = f"[{escape.text(line.text)}]({href(line.node, line.name)})"
-        lines += ["", f"{escape.text(line.label)} (reference line): {value}."]
-    return lines
+        lines += ["", f'<span id="{anchor}"></span>{escape.text(line.label)} (reference line): {value}.']
+    return lines, anchors
 
 
-def chart_view(chart: ChartData, page_uri: str, markdown_href: Href) -> ChartView:
-    """The chart for one page: markdown_href links a Markdown table cell to a row (a builder
-    rewrites it), the SVG's points link to the published address."""
-
-    def raw_href(node: str, name: str) -> str:
-        return published_href(page_uri, chart.experiment, node, name)
-
+def chart_view(chart: ChartData, markdown_href: Href) -> ChartView:
+    """The chart for one page: markdown_href links a table cell to its row on the measurement
+    page (a Markdown link, which each builder rewrites to the page's address); each point of the
+    SVG links to its row of the table."""
+    rows, anchors = table(chart, markdown_href)
     caption = escape.html_text(chart.title)
     alt = escape.html_text(summary(chart))
+    drawn = svg(chart, lambda _node, name: f"#{anchors[name]}")
     figure = (
-        f'<figure class="cg-chart" id="chart-{escape.ident(chart.id)}">{svg(chart, raw_href)}'
+        f'<figure class="cg-chart" id="chart-{escape.ident(chart.id)}" data-search-exclude>{drawn}'
         f"<figcaption><strong>{caption}</strong> {alt}</figcaption></figure>"
     )
-    rows = table(chart, markdown_href)
     count = sum(p.y is not None for s in chart.series for p in s.points)
     block = [f'??? note "The {count} values in this chart"', "", *(f"    {r}" if r else "" for r in rows)]
     page = "\n".join([figure, "", *block])
-    text = "\n".join([f"Chart: {escape.text(chart.title)} {escape.text(summary(chart))}", "", *rows])
+    plain = [re.sub(r'<span id="[^"]*"></span>', "", r) for r in rows]
+    text = "\n".join([f"Chart: {escape.text(chart.title)} {escape.text(summary(chart))}", "", *plain])
     return ChartView(page, text)

@@ -207,12 +207,12 @@ def handlers(
     def chart(d: Directive) -> str:
         data = resolve_chart(term, measurements, find_chart(term, d.args[0]))
         row = functools.partial(_row, citer, data.experiment)
-        citer.charts.append(chart_view(data, page_uri, row))
+        citer.charts.append(chart_view(data, row))
         return mark(len(citer.charts) - 1)
 
     def diagram(d: Directive) -> str:
         found = find_diagram(term, d.args[0])
-        citer.charts.append(diagram_view(root or Path("."), term, measurements, page_uri, found))
+        citer.charts.append(diagram_view(root or Path("."), term, measurements, found, functools.partial(_row, citer)))
         return mark(len(citer.charts) - 1)
 
     return {"measured": measured, "cite": cite, "compare": compare, "chart": chart, "diagram": diagram}, citer

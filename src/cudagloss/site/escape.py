@@ -198,6 +198,7 @@ _ATTRIBUTES = {
     "td": {"colspan", "rowspan", "style"},
     "th": {"colspan", "rowspan", "style"},
     "details": {"open"},
+    "figure": {"data-search-exclude"},  # a chart or diagram: its labels and ticks are not words to search
     **SVG_ATTRIBUTES,
 }
 

@@ -110,7 +110,7 @@ class Renderer:
             term_src_uri(t.slug),
             self.state.bodies,
             self.corpus.link_checks,
-            t.file.parent.parent,  # diagrams/ beside the terms folder (check.diagrams.diagrams_root)
+            t.file.parent,  # diagram files are named from the terms folder (check.diagrams.diagrams_root)
         )
         key = (t.slug, text, cited, charts, self._links_key)
         return self.state.linked.get(key, lambda: self._link_body(t.slug, text, cited, charts))
