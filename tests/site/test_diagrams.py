@@ -105,7 +105,8 @@ def test_a_hostile_diagram_is_named_by_the_check_and_disarmed_on_the_page(tmp_pa
 def test_a_good_diagram_is_kept_as_drawn_with_its_label_measured(tmp_path: Path) -> None:
     assert problems(GOOD) == []
     page = _draw(tmp_path, GOOD)
-    assert page.startswith('<figure class="cg-diagram" id="diagram-d" data-search-exclude><svg viewBox="0 0 100 40" font-size="12">')
+    opening = '<figure class="cg-diagram" id="diagram-d" data-search-exclude>'
+    assert page.startswith(opening + '<svg viewBox="0 0 100 40" font-size="12">')
     assert "<title>What it shows.</title>" in page and "<figcaption>A caption.</figcaption>" in page
     assert '<a href="#diagram-d-0" rel="noopener noreferrer">30 cycles</a>' in page
     figure, _, values = page.partition("</figure>")
