@@ -11,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 from cudagloss.model.measurement import ExperimentInfo, code_hash
+from verifier.anatomy import Helpers, kernels
 from verifier.experiment import ROOT
 from verifier.experiments import (
     arch_matrix,
@@ -68,21 +69,24 @@ report (as settle.py and rerun.py do), and what of it bore on a measurement, the
 CUDA_CACHE_PATH, is runner.run_all's."""
 
 
-def experiment_hash(module: ModuleType) -> str:
+def experiment_hash(module: ModuleType, read: dict[Path, bytes] | None = None) -> str:
     """Hash of the experiment's own module, the shared code it runs through, and the modules
-    it names in USES (paths under verifier/, e.g. 'gpu.py')."""
+    it names in USES (paths under verifier/, e.g. 'gpu.py'); read: files already read (catalog)."""
     here = Path(__file__).resolve().parent
     uses = [here / name for name in getattr(module, "USES", ())]
-    return code_hash([Path(str(module.__file__)), *(here / name for name in SHARED), *uses])
+    return code_hash([Path(str(module.__file__)), *(here / name for name in SHARED), *uses], read)
 
 
 def catalog() -> list[ExperimentInfo]:
+    helpers, read = Helpers(), dict[Path, bytes]()
     return [
         ExperimentInfo(
             id=m.ID,
             purpose=m.PURPOSE,
-            code_hash=experiment_hash(m),
+            code_hash=experiment_hash(m, read),
             source=Path(str(m.__file__)).resolve().relative_to(ROOT).as_posix(),
+            kernels=kernels(m, ROOT),
+            api_calls=helpers.api_calls(m),
         )
         for m in EXPERIMENTS
     ]

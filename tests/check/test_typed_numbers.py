@@ -3,23 +3,26 @@ positions, allowed only where they are not prose or are reviewed facts (terms/_f
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from conftest import FIXTURES, ROOT
 from cudagloss.check.markdown_fields import typed_numbers
+from cudagloss.check.typed_hints import facts_hint
 from cudagloss.check.typed_numbers import fact_mistakes
 from cudagloss.errors import Diagnostic, GlossaryError
 from cudagloss.load.corpus import load_corpus
 from cudagloss.load.facts import FACTS_FILE, load_facts
 from cudagloss.load.measurements import load_measurements
 from cudagloss.load.terms import load_term, term_files
+from cudagloss.model.measurements import MeasurementSet
 
 HEAD = "# yaml-language-server: $schema=../schema/term.schema.json\n"
 SECTIONS = "sections:\n  - slug: basics\n    title: Basics\n"
 CITES = "measurements:\n  - experiment: warp-size\n"
-FALLBACK = "cite a measurement or add it to terms/_facts.yml with a reason"
+FALLBACK = facts_hint("terms/_facts.yml")
 
 
 def term(body: str, extra: str = "", definition: str = "A term used by these tests.") -> str:
@@ -28,13 +31,16 @@ def term(body: str, extra: str = "", definition: str = "A term used by these tes
     return f"{HEAD}name: Typed\ntitle: What is it?\ndefinition: {definition}\nsection: basics\nbody: |\n{lines}{extra}"
 
 
-def check(root: Path, files: dict[str, str], *, measured: bool = False) -> list[Diagnostic]:
+def check(
+    root: Path, files: dict[str, str], *, measured: bool = False, measurements: MeasurementSet | None = None
+) -> list[Diagnostic]:
     folder = root / "terms"
     folder.mkdir(exist_ok=True)
     (folder / "_sections.yaml").write_text(SECTIONS, encoding="utf-8")
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
-    measurements = load_measurements(FIXTURES / "good-measurements")[0] if measured else None
+    if measured:
+        measurements = load_measurements(FIXTURES / "good-measurements")[0]
     try:
         load_corpus(folder, root, measurements=measurements)
     except GlossaryError as exc:
@@ -55,6 +61,8 @@ TYPED = [
     ("A grid of 1,056 blocks.", "1,056 blocks"),
     ("Up to 8 resident blocks per SM.", "8 resident blocks"),
     ("Two 4 warps.", "4 warps"),
+    ("Each SM has 4 warp schedulers.", "4 warp schedulers"),
+    ("The SM has 4 warp\n  schedulers.", "4 warp schedulers"),
     ("It has 64K registers.", "64K registers"),
     ("Each of 32 lanes.", "32 lanes"),
     ("The GPU has 16896 CUDA cores.", "16896 CUDA cores"),
@@ -153,16 +161,59 @@ def test_each_typed_number_is_reported_at_its_place_with_the_call_that_replaces_
         "terms/a.yaml:24:11: where_you_meet_this[0].note: '80 GB' is a number about a GPU typed by hand",
     ]
     hints = [d.hint for d in found]
-    assert hints[0] == hints[1] == hints[2] == hints[5] == hints[7] == FALLBACK
-    assert hints[3] == 'cite the measured value instead: {{ measured("warp-size", "query_median") }}'
-    assert hints[4] == 'cite the measured value instead: {{ measured("warp-size", "warp_size") }}'
+    assert hints[0] == hints[1] == hints[2] == hints[3] == hints[4] == hints[5] == hints[7] == FALLBACK
     assert hints[6] == 'write {{ measured("warp-size", "warp_size") }} (32 threads on fixture-a) instead'
+
+
+def measured_as(root: Path, *results: tuple[str, float, str]) -> MeasurementSet:
+    """The fixture's warp-size experiment, measured on fixture-a only, holding just these
+    (name, value, unit) results."""
+    data = json.loads((FIXTURES / "good-measurements" / "warp-size" / "fixture-a.json").read_text(encoding="utf-8"))
+    data["results"] = [{"name": n, "value": v, "unit": u, "description": n, "samples": []} for n, v, u in results]
+    folder = root / "measurements" / "warp-size"
+    folder.mkdir(parents=True)
+    (folder / "fixture-a.json").write_text(json.dumps(data), encoding="utf-8")
+    return load_measurements(root / "measurements")[0]
+
+
+WARP_SIZE = ("warp_size", 32, "threads/warp")
+WARPS_PER_SM = ("max_warps_per_sm", 64, "warps/SM")
+HINTS = [
+    # (prose, the cited results, the result the hint offers or None for the facts file's hint)
+    ("Each SM has 4 warp schedulers.", [WARP_SIZE, WARPS_PER_SM], None),  # was offered warp_size
+    ("Each SM has 64 warp schedulers.", [WARPS_PER_SM], None),  # equal, but it counts schedulers
+    ("A block of 32 threads.", [WARP_SIZE], None),  # equal, but no warp in the sentence
+    ("A block of 32 threads.", [("warp_size", 32, "threads")], None),  # equal, same unit, unrelated name
+    ("The SM ran 3 warps.", [WARPS_PER_SM], None),  # related, but not the number typed
+    ("A kernel of 64 warps.", [WARPS_PER_SM], None),  # equal warps, but per SM, and no SM in the sentence
+    ("A warp is 32 threads.", [WARPS_PER_SM, WARP_SIZE], "warp_size"),
+    ("A 32-thread warp.", [WARP_SIZE], "warp_size"),
+    ("Each SM holds 64 warps.", [WARP_SIZE, WARPS_PER_SM], "max_warps_per_sm"),
+]
+
+
+@pytest.mark.parametrize(("prose", "results", "offered"), HINTS, ids=[f"{p} {o}" for p, _, o in HINTS])
+def test_the_hint_offers_only_a_cited_value_that_is_the_number_and_about_the_same_thing(
+    tmp_path: Path, prose: str, results: list[tuple[str, float, str]], offered: str | None
+) -> None:
+    found = check(tmp_path, {"a.yaml": term(prose, CITES)}, measurements=measured_as(tmp_path, *results))
+    assert len(found) == 1, shown(found)
+    if offered is None:
+        assert found[0].hint == FALLBACK
+        assert "terms/_facts.yml" in FALLBACK and "verifier/experiments/" in FALLBACK
+    else:
+        value = {n: (v, u) for n, v, u in results}[offered]
+        assert found[0].hint.startswith(f'write {{{{ measured("warp-size", "{offered}") }}}} ({value[0]} ')
+        assert found[0].hint.endswith(" on fixture-a) instead")
 
 
 def test_a_target_name_that_says_what_the_gpu_is_is_reported(tmp_path: Path) -> None:
     found = check(tmp_path, {"a.yaml": term("Compile for sm_90; it ran on an sm_90 GPU.")})
     assert shown(found) == ["terms/a.yaml:7:35: body: 'sm_90' says what a GPU is, typed by hand"]
-    assert found[0].hint == FALLBACK + "; a target name that is only a name is written as code (`sm_90`)"
+    assert found[0].hint == (
+        "cite a measurement or add it to terms/_facts.yml with a reason; "
+        "a target name that is only a name is written as code (`sm_90`)"
+    )
 
 
 # --- the facts file ---------------------------------------------------------------------

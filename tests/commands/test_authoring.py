@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, ROOT, cudagloss
+from scaffold import filled
 from sitebuild import REPO_TERMS, build, fixture_config
 
 
@@ -25,7 +26,7 @@ def glossary(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_new_writes_every_field_and_passes_check(glossary: Path) -> None:
+def test_new_writes_every_field_and_fails_check_until_its_placeholders_are_replaced(glossary: Path) -> None:
     run = cudagloss(glossary, "new", "Memory fence", "--section", "compilation")
     assert run.returncode == 0, run.stderr
     assert "wrote terms/memory-fence.yaml" in run.stdout
@@ -42,8 +43,44 @@ def test_new_writes_every_field_and_passes_check(glossary: Path) -> None:
     assert data["title"] == "What is a memory fence?"
     assert data["byline"] == dict.fromkeys(["written_by", "reviewed_by", "written_on", "last_checked_on"], "pending")
     check = cudagloss(glossary, "check", "--strict", "terms")
+    assert check.returncode == 1
+    left = "placeholder text left from make new: replace it"
+    assert [line for line in check.stderr.splitlines() if not line.startswith("    hint: ")] == [
+        f"terms/memory-fence.yaml:5:3: definition: {left}",
+        f"terms/memory-fence.yaml:13:3: body: {left}",
+        f"terms/memory-fence.yaml:18:12: where_you_meet_this[0].label: {left}",
+        f"terms/memory-fence.yaml:20:11: where_you_meet_this[0].note: {left}",
+        f"terms/memory-fence.yaml:22:12: sources[0].title: {left}",
+        f"terms/memory-fence.yaml:23:10: sources[0].url: {left}",
+        "6 errors found",
+    ]
+    assert "Traceback" not in check.stderr
+    path.write_text(_filled_in(text), encoding="utf-8")
+    check = cudagloss(glossary, "check", "--strict", "terms")
     assert check.returncode == 0, check.stderr
     assert f"{len(REPO_TERMS) + 1} terms" in check.stdout
+
+
+def _filled_in(text: str) -> str:
+    """The scaffold as an author leaves it: the definition, body and source written, the
+    place a reader meets the term removed."""
+    lines = text.split("\n")
+
+    def first(prefix: str) -> int:
+        return next(i for i, line in enumerate(lines) if line.startswith(prefix))
+
+    start, end = first("definition: >-"), first("section: ")
+    lines[start + 1 : end] = ["  An instruction that orders a thread's memory accesses as other threads see them."]
+    start, end = first("body: |"), first("related: ")
+    lines[start + 1 : end] = ["  A fence makes the writes before it visible before the writes after it."]
+    start, end = first("where_you_meet_this:"), first("sources:")
+    lines[start:end] = ["where_you_meet_this: []"]
+    start = first("  - title: ")
+    lines[start : start + 2] = [
+        "  - title: CUDA C++ Programming Guide",
+        "    url: https://docs.nvidia.com/cuda/cuda-c-programming-guide/",
+    ]
+    return "\n".join(lines)
 
 
 def test_new_refuses_to_overwrite_and_changes_nothing(glossary: Path) -> None:
@@ -67,12 +104,15 @@ def test_new_reports_an_unknown_section_with_a_suggestion(glossary: Path) -> Non
     run = cudagloss(glossary, "new", "Instruction cache", "--section", "eror")
     assert run.returncode == 1
     assert "unknown section 'eror' (did you mean 'errors'?)" in run.stderr
-    assert "hint: sections: compilation, instruction-sets, errors" in run.stderr
+    listed = "hardware, execution, memory, performance, instruction-sets, compilation, errors"
+    assert f"hint: sections: {listed}" in run.stderr
 
 
 @pytest.mark.builders
 def test_a_new_term_appears_in_the_built_site(glossary: Path, tmp_path: Path) -> None:
     assert cudagloss(glossary, "new", "Instruction cache").returncode == 0
+    path = glossary / "terms" / "instruction-cache.yaml"
+    path.write_text(filled(path.read_text(encoding="utf-8")), encoding="utf-8")
     site = tmp_path / "site"
     run = build(fixture_config(tmp_path, glossary / "terms", glossary / "measurements"), site)
     assert run.returncode == 0, run.stderr

@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("ruamel.yaml")
 
 from conftest import FIXTURES, cudagloss
-from cudagloss.commands.new import term_text
 from gitrepo import git
 from localserver import Ok, running
+from scaffold import scaffold
 
 REQUESTS: list[str] = []
 
@@ -36,7 +36,7 @@ def server() -> Iterator[str]:
 
 def a_term(name: str, url: str, checked: str = "") -> str:
     source = f"  - title: Source\n    url: {url}\n" + (f"    checked_on: {checked}\n" if checked else "")
-    return term_text(name, "widgets", ["widgets"]).replace("sources: []\n", f"sources:\n{source}")
+    return scaffold(name, source)
 
 
 @pytest.fixture

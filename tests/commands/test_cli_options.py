@@ -60,12 +60,16 @@ def _check(root: Path, before: bool) -> None:
 
 
 def _new(root: Path, before: bool) -> None:
+    """Into a folder of its own: the new term fails `check` until its placeholders are filled in."""
     slug = f"option-{'before' if before else 'after'}"
-    options = ("--slug", slug, "--section", "gadgets")
+    folder = root / f"new-{slug}"
+    folder.mkdir()
+    shutil.copy(root / "terms" / "_sections.yaml", folder)
+    options = ("--slug", slug, "--section", "gadgets", "--terms", folder.name)
     name = f"Option placed {'before' if before else 'after'}"
     run = cudagloss(root, "new", *((*options, name) if before else (name, *options)))
     assert run.returncode == 0, run.stderr
-    assert "section: gadgets" in (root / "terms" / f"{slug}.yaml").read_text(encoding="utf-8")
+    assert "section: gadgets" in (folder / f"{slug}.yaml").read_text(encoding="utf-8")
 
 
 def _values(root: Path, before: bool) -> None:

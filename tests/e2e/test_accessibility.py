@@ -114,7 +114,7 @@ def test_a_results_table_keeps_ids_whole_and_scrolls_from_the_keyboard(browser: 
     a result's id and dates stay on one line, and a keyboard reaches what is off screen."""
     with _visit(browser, base, viewport={"width": 360, "height": 740}) as reader:
         page = reader.open("measurements/jit-cache/")
-        scroller = page.locator(".glossary-scroll").first
+        scroller = page.locator(".glossary-results .md-typeset__scrollwrap").first  # Material's, as every table's
         assert scroller.evaluate("el => el.scrollWidth > el.clientWidth")
         wrapped = page.evaluate(
             """[...document.querySelectorAll('.glossary-results tbody tr')].flatMap(tr =>

@@ -6,6 +6,7 @@ both sites, so nothing rests on one builder's validation."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -13,12 +14,16 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import pytest
 
 from conftest import ROOT, cudagloss
+from cudagloss.site.search_names import NAMES_JSON
+from localserver import Quiet, running
 from sitebuild import MKDOCS, ZENSICAL
 
 pytestmark = pytest.mark.builders
@@ -185,8 +190,43 @@ def test_root_files_are_the_same_bytes_in_both_sites_and_the_export(sites: Sites
         published = (sites["mkdocs"] / name).read_bytes()
         assert published == (sites["zensical"] / name).read_bytes(), name
         assert published == (tmp_path / name).read_bytes(), name
+    assert (sites["mkdocs"] / NAMES_JSON).read_bytes() == (sites["zensical"] / NAMES_JSON).read_bytes()
     raw = sorted(p.relative_to(sites["mkdocs"]) for p in (sites["mkdocs"] / "measurements").rglob("*.json"))
     assert raw and all((sites["zensical"] / p).read_bytes() == (sites["mkdocs"] / p).read_bytes() for p in raw)
+
+
+class _Files(Quiet, SimpleHTTPRequestHandler):
+    pass
+
+
+@pytest.mark.browser
+def test_zensical_search_is_left_to_itself_by_glossary_js(sites: Sites, browser: Any) -> None:
+    """glossary.js is on Zensical's pages too, where search has another interface: it leaves it
+    alone (it does not even fetch its names), and Zensical's search answers with no page error."""
+    with running(functools.partial(_Files, directory=str(sites["zensical"]))) as url:
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            problems: list[str] = []
+
+            def console(message: Any) -> None:
+                # Ours only: the header asks GitHub for the repository's facts, which the closed network refuses.
+                if message.type == "error" and message.location.get("url", "").startswith(url):
+                    problems.append(message.text)
+
+            page.on("console", console)
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("request", lambda r: problems.append(r.url) if NAMES_JSON in r.url else None)
+            page.goto(url + "/terms/occupancy/", wait_until="load")
+            page.locator(".md-search__button").click()
+            page.keyboard.type("occupancy")
+            results = page.locator("ol[role='listbox'] a[role='option']")  # inside Zensical's shadow root
+            results.first.wait_for()
+            # Zensical ranks by its own rules (the measurement page may come first: it reads no boost)
+            assert any("/terms/occupancy/" in str(a.get_attribute("href")) for a in results.all())
+            assert problems == []
+        finally:
+            context.close()
 
 
 _FIGURE = re.compile(r'<figure class="cg-(?:chart|diagram)".*?</figure>', re.DOTALL)

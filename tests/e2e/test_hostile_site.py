@@ -45,6 +45,8 @@ TEXT = [
     f'![i](x "onerror={PWN}")',
     f"[x]: javascript:{PWN}",
     f"`` ` `` <iframe src=javascript:{PWN}>",
+    # quotes, backslashes and an emoji: the names index (JSON) and the script that reads it
+    f'back\\slash \\" \\u003c "quoted" \'single\' \U0001f600 </script><script>{PWN}</script>\\',
 ]
 # Payloads for Markdown fields (body, definition, notes) that validation lets through
 # (script URLs and images it refuses, tests/check/test_author_text.py): raw HTML is shown as
@@ -275,5 +277,47 @@ def test_no_script_runs_in_chromium_on_any_page_or_in_search(
         assert page.evaluate("window.__pwned") is None
         assert dialogs == []
         assert [u for u in outside if "attacker" in u or u.startswith(("javascript", "data"))] == []
+    finally:
+        context.close()
+
+
+def test_names_index_holds_the_names_as_data(hostile_site: Path) -> None:
+    """glossary.js's names (javascripts/glossary-names.json): each payload as the string written,
+    and no '<', '>' or '&' in the file for a browser sniffing it to take for markup."""
+    raw = (hostile_site / "javascripts/glossary-names.json").read_text(encoding="utf-8")
+    assert not {"<", ">", "&", "\u2028"} & set(raw)
+    names = {t["url"]: t["names"] for t in json.loads(raw)["terms"]}
+    assert names == {f"terms/hostile-{i}/": [f"Hostile {i} {text}", f"alias {i} {text}"] for i, text in enumerate(TEXT)}
+
+
+@pytest.mark.browser
+def test_search_shows_a_hostile_name_as_text(hostile_base: str, browser: Any) -> None:
+    """A name typed exactly, and one letter wrong: the term first, and no script run. Material's
+    own result for the page is then taken away, as when it is not among those Material shows:
+    glossary.js adds one of its own, with the name as the text it is."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(hostile_base, wait_until="load")
+        page.locator("input.md-search__input").click()
+        for i in (0, 4, len(TEXT) - 1):
+            name = f"Hostile {i} {TEXT[i]}"
+            for query in (name, name.replace("Hostile", "Hostle", 1)):
+                page.evaluate(
+                    """query => {
+                        const box = document.querySelector("input.md-search__input");
+                        box.value = query;
+                        box.dispatchEvent(new KeyboardEvent("keyup", {bubbles: true}));
+                    }""",
+                    query,
+                )
+                marked = "q => document.querySelector('.md-search-result__list').dataset.glossaryQuery === q"
+                page.wait_for_function(marked, arg=query)
+                first = page.locator(".md-search-result__list > li").first
+                assert first.locator("a").first.evaluate("a => new URL(a.href).pathname") == f"/terms/hostile-{i}/"
+                page.evaluate("document.querySelectorAll('.md-search-result__list > li').forEach(li => li.remove())")
+                page.locator(".md-search-result__list > li.glossary-pick").wait_for()
+                assert first.locator("h1").evaluate("h => h.textContent") == name
+                assert page.evaluate("window.__pwned") is None
     finally:
         context.close()

@@ -197,3 +197,14 @@ def test_every_value_is_one_number_however_many_nodes_measured_it(repo_site: Pat
     assert doubled == []
     occupancy = re.sub(r"<[^>]+>", "", (repo_site / "terms" / "occupancy" / "index.html").read_text(encoding="utf-8"))
     assert "64 warps per SM" in occupancy and "NVIDIA H200 (h200-second)" not in occupancy.split("Measured")[0]
+
+
+def test_each_measurement_page_shows_the_kernels_and_calls_behind_its_numbers(repo_site: Path) -> None:
+    """Issue 30, part 3: the kernel source, highlighted, folded in a details element that works
+    without JavaScript, and the driver calls, on the published page of every experiment."""
+    latency = (repo_site / "measurements" / "memory-latency" / "index.html").read_text(encoding="utf-8")
+    code = latency.split('id="the-code-behind-these-numbers"', 1)[1]
+    assert "<details" in code and '<div class="highlight">' in code
+    assert "chase" in re.sub(r"<[^>]+>", "", code) and "<code>cuLaunchKernel</code>" in code
+    tensor = (repo_site / "measurements" / "tensor-core" / "index.html").read_text(encoding="utf-8")
+    assert "verifier/kernels/mma_sync.py:SOURCE" in tensor and "verifier/kernels/wgmma.py:SOURCE" in tensor

@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, cudagloss
+from cudagloss.check.typed_hints import facts_hint
 from cudagloss.check.typed_numbers import find
 from sitebuild import build, fixture_config
 
 FIXTURE = FIXTURES / "typed-numbers-site"
 MEASUREMENTS = FIXTURES / "good-measurements"
 Run = subprocess.CompletedProcess[str]
-FALLBACK = "    hint: cite a measurement or add it to terms/_facts.yml with a reason"
+FALLBACK = f"    hint: {facts_hint('terms/_facts.yml')}"
 REPORTED = [
     "terms/typed-gpu.yaml:6:13: definition: 'compute capability 9.0' is a number about a GPU typed by hand",
     FALLBACK,
@@ -31,11 +32,12 @@ REPORTED = [
     "terms/typed-gpu.yaml:9:38: body: '32 threads' is a number about a GPU typed by hand",
     '    hint: write {{ measured("warp-size", "warp_size") }} (32 threads on fixture-a) instead',
     "terms/typed-gpu.yaml:10:20: body: '17.3 ms' is a number about a GPU typed by hand",
-    '    hint: cite the measured value instead: {{ measured("warp-size", "query_median") }}',
+    FALLBACK,  # query_median is a duration this term cites, but not 17.3 ms
     "terms/typed-gpu.yaml:10:60: body: '3.35 TB/s' is a number about a GPU typed by hand",
     FALLBACK,
     "terms/typed-gpu.yaml:11:18: body: 'sm_90' says what a GPU is, typed by hand",
-    FALLBACK + "; a target name that is only a name is written as code (`sm_90`)",
+    "    hint: cite a measurement or add it to terms/_facts.yml with a reason; "
+    "a target name that is only a name is written as code (`sm_90`)",
     "terms/typed-gpu.yaml:14:11: where_you_meet_this[0].note: '141 GB' is a number about a GPU typed by hand",
     FALLBACK,
 ]

@@ -19,15 +19,15 @@ import pytest
 pytest.importorskip("idna")
 
 from conftest import FIXTURES, cudagloss
-from cudagloss.commands.new import term_text
 from cudagloss.links.network import endpoints, network_answers
 from localserver import Ok, running
+from scaffold import scaffold
 
 
 def a_term(name: str, *urls: str) -> str:
     """The scaffold's text (every byline field pending), citing urls."""
     sources = "".join(f"  - title: Source\n    url: {url}\n" for url in urls)
-    return term_text(name, "widgets", ["widgets"]).replace("sources: []\n", f"sources:\n{sources}")
+    return scaffold(name, sources)
 
 
 def committed(root: Path, *urls: str) -> Path:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT, cudagloss
-from cudagloss.commands.new import new_term, slugify, term_text
+from cudagloss.commands.new import new_term, slugify
 from cudagloss.errors import GlossaryError
 from cudagloss.files import atomic
 from cudagloss.files.atomic import Changed, ReadOnly, read_snapshot, write_text_atomic
@@ -33,6 +33,7 @@ from cudagloss.links import stamp
 from cudagloss.links.stamp import stamp_file
 from disks import small_tmpfs
 from localserver import Ok, running
+from scaffold import scaffold
 
 TODAY = dt.date.today().isoformat()
 DAY = dt.date(2026, 12, 2)
@@ -55,9 +56,7 @@ def server() -> Iterator[str]:
 
 def a_term(name: str, url: str) -> str:
     """A valid term (the scaffold's text) citing url."""
-    return term_text(name, "widgets", ["widgets"]).replace(
-        "sources: []\n", f"sources:\n  - title: Source\n    url: {url}\n"
-    )
+    return scaffold(name, f"  - title: Source\n    url: {url}\n")
 
 
 def corpus(root: Path, server: str, n: int) -> Path:

@@ -90,6 +90,9 @@ def holds(text: str) -> bool:
         ("differ(ptx-jit.left, ptx-jit.right)", False),
         ("not differ(ptx-jit.left, ptx-jit.right)", True),
         ("\tptx-jit.a\n>\n  ptx-jit.b ", True),
+        ("floor(ptx-jit.a / ptx-jit.b) == 1 and ceil(ptx-jit.a / ptx-jit.b) == 2", True),  # 1.5 either way
+        ("floor(7 / 2) == 3 and ceil(-7 / 2) == -3 and floor(ptx-jit.grid) == ptx-jit.grid", True),
+        ("floor(ptx-jit.a) == 0", True),  # 3 ms is 0.003 s: floor rounds in base units
     ],
 )
 def test_evaluates(text: str, expected: bool) -> None:
@@ -109,11 +112,17 @@ def test_evaluates(text: str, expected: bool) -> None:
         ("(a.b < c.d) == false", "(a.b < c.d) == false"),
         ("max( a.b ,(c.d) )", "max(a.b, c.d)"),
         ("x.s == 'say \"hi\"'", "x.s == 'say \"hi\"'"),
+        ("floor( a.b/(c.d+1) ) >= ceil(e.f)", "floor(a.b / (c.d + 1)) >= ceil(e.f)"),
     ],
 )
 def test_show_writes_one_spelling_that_parses_to_the_same_tree(text: str, shown: str) -> None:
     assert show(parse(text)) == shown
     assert parse(shown) == parse(shown) and show(parse(shown)) == shown
+
+
+def test_show_writes_operators_and_calls_as_a_caller_asks() -> None:
+    symbols = {"*": "×", "/": "÷", "floor": "⌊{}⌋"}
+    assert show(parse("floor(a.b / (c.d * 2)) + max(e.f, 1)"), symbols=symbols) == "⌊a.b ÷ (c.d × 2)⌋ + max(e.f, 1)"
 
 
 def test_the_tree_is_frozen_data_with_offsets() -> None:
@@ -171,6 +180,8 @@ def test_references_in_order_of_first_appearance_once_each() -> None:
         ("differ(ptx-jit.a, 2)", "differ() takes exactly two references", 0),
         ("not differ(ptx-jit.a)", "differ() takes exactly two references", 4),
         ("differ(ptx-jit.a, ptx-jit.b, ptx-jit.c)", "differ() takes exactly two references", 0),
+        ("floor(ptx-jit.a, ptx-jit.b) > 1", "floor() takes one value", 0),
+        ("1 < ceil(1, 2)", "ceil() takes one value", 4),
     ],
 )
 def test_syntax_errors(text: str, message: str, offset: int) -> None:

@@ -30,6 +30,7 @@ def timed(median: float, scale: float = 1.0) -> Result:
         ([Result("w", 64, "warps/SM"), None], "64 warps per SM (not measured on 1 of 2)"),
         ([Result("r", 31.1, "×"), Result("r", 31.9, "×")], "31.1–31.9× on 2 H200s"),
         ([Result("c", 4285.0, "GB/s"), Result("c", 4814.3, "GB/s")], "4,285–4,814 GB/s on 2 H200s"),
+        ([Result("l", 345.09, "ns"), Result("l", 345.2, "ns")], "345 ns"),  # apart only past the digits shown
     ],
 )
 def test_one_models_nodes_read_as_one_phrase(results: list[Result | None], said: str) -> None:

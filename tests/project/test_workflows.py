@@ -64,7 +64,7 @@ def test_publishing_deploys_pages_with_least_permissions() -> None:
     building = next(i for i, r in enumerate(runs) if "make build" in r)
     assert checking < building  # the pages say "checked" because the sources were checked first
     assert "REQUIRE_CHECKED=1" in runs[building] and "LINK_REPORT=" in runs[building]
-    assert set(steps[building]["env"]) == {"GLOSSARY_SITE_URL", "GLOSSARY_REPO_URL"}
+    assert set(steps[building]["env"]) == {"GLOSSARY_SITE_URL", "GLOSSARY_REPO_URL", "GLOSSARY_COMMIT"}
     stamps = jobs["stamps"]
     assert stamps["if"] == "github.event_name != 'push'"
     assert stamps["permissions"] == {"contents": "write", "pull-requests": "write"}

@@ -37,6 +37,7 @@ def test_page_anatomy_order(in_root: Path) -> None:
         ("##", "Related terms"),
         ("##", "Where you meet this"),
         ("##", "Sources"),
+        ("##", "Continue reading"),
         ("##", "Byline"),
     ]
     assert md.startswith('---\nsearch:\n  boost: 2\ntags:\n  - "lane"\n---\n')  # terms rank first in search

@@ -24,6 +24,18 @@ rate ÷ (in-kernel SM clock × SMs), set against the datasheet's dense FP16 peak
 so a power-cap clock drop (a lower clock) and the instruction's own ceiling (fewer flops per
 clock) are told apart. NVML is read while the same work runs, for why the clock is held back.
 
+What ran: each timed kernel's cubin (the same source, name and target through the same NVRTC)
+is disassembled with cuobjdump where the node has it (verifier/sass.py); the file keeps how many
+HMMA (mma.sync) or HGMMA (wgmma) instructions the kernel holds and the first one's mnemonic
+(compared on a re-run: a compiler that changes them changes what ran), and the instructions
+around it (information). Prediction for sm_90/sm_90a: each mma.sync.m16n8k16 becomes one
+HMMA.16816.F32, so mma_loop holds a multiple of its ACC = 8 (more if ptxas unrolls the outer
+loop too); each wgmma m64n256k16 one HGMMA.64x256x16.F32, so wgmma_loop holds UNROLL = 16 (the
+commit and wait in every iteration keep ptxas from unrolling further). Observed on the first run
+(2026-12-04, NVRTC for sm_90 and sm_90a, driver 580.159.04): 40 HMMA and 80 HGMMA, five times
+each loop body: ptxas unrolled the outer loop by four (its counter steps by -4 beside the first
+MMA) and kept one more copy for the remaining iterations; the wgmma prediction was wrong there.
+
 Prediction, written before the first run on an H200 (132 SMs, 1980 MHz maximum, 700 W cap):
 wgmma reaches 80-90% of 4096 FLOP/clk/SM; mma.sync about half of wgmma's rate per clock
 (published Hopper microbenchmarks put it near 60%); under this sustained load the SM clock falls
@@ -39,16 +51,17 @@ from pathlib import Path
 from typing import Any
 
 from cudagloss.model.measurement import Result
-from verifier.cuda import CudaError, Device
+from verifier.cuda import CudaError, Device, compile_source
 from verifier.experiment import Outcome, clock_result, failure
 from verifier.kernels import mma_sync, wgmma
+from verifier.sass import disassemble, results
 
 ID = "tensor-core"
 PURPOSE = (
     "Tensor Core rate per SM clock of mma.sync m16n8k16 and wgmma m64n256k16 (FP16 to FP32), each checked "
     "against numpy, timed in GPU time at the clock it settles to under load"
 )
-USES = ("gpu.py", "timing.py", "sustained.py", "provenance.py", "kernels/mma_sync.py", "kernels/wgmma.py")
+USES = ("gpu.py", "timing.py", "sustained.py", "provenance.py", "sass.py", "kernels/mma_sync.py", "kernels/wgmma.py")
 
 TOLERANCE = 1e-3
 """One product against numpy: FP16 products are exact in FP32, so only the FP32 sums round."""
@@ -70,6 +83,12 @@ class Instruction:
     flop: int
     issued_by: str
     check: str
+    kernel: str = ""
+    """The timed kernel, whose SASS the file keeps."""
+    opcode: str = ""
+    """The SASS mnemonic the instruction becomes (HMMA, HGMMA)."""
+    arch: str = ""
+    """What NVRTC compiles it for ('' for the GPU's own sm_XY)."""
 
 
 INSTRUCTIONS = (
@@ -79,6 +98,8 @@ INSTRUCTIONS = (
         flop=mma_sync.FLOP,
         issued_by="one warp, operands in registers",
         check="one m16n8k16 tile (random FP16 A and B, FP32 C) equals numpy's A times B plus C",
+        kernel="mma_loop",
+        opcode="HMMA",
     ),
     Instruction(
         name="wgmma",
@@ -87,6 +108,9 @@ INSTRUCTIONS = (
         issued_by="one warpgroup (4 warps), A and B from shared memory by descriptor",
         check="one wgmma m64n256k16 (random FP16 A and B in shared memory, no-swizzle layout; FP32 C) equals "
         "numpy's A times B plus C",
+        kernel="wgmma_loop",
+        opcode="HGMMA",
+        arch="sm_90a",
     ),
 )
 
@@ -120,6 +144,10 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
                 raw["wgmma"] = {"error": failure(exc.as_result())}
         else:
             raw["wgmma"] = {"skipped": f"wgmma is sm_90a code, for compute capability 9.0; this GPU is {attrs['cc']}"}
+        for ins, source in ((INSTRUCTIONS[0], mma_sync.SOURCE), (INSTRUCTIONS[1], wgmma.SOURCE)):
+            if "timed" in raw[ins.name]:  # what ran: the same source, name and target through the same NVRTC
+                image = compile_source(source, f"{ins.kernel}.cu", ins.arch or gpu.arch).image
+                raw[ins.name]["sass"] = disassemble(image, ins.kernel)
     return summarise(raw, attrs)
 
 
@@ -152,6 +180,8 @@ def summarise(raw: dict[str, Any], attrs: dict[str, Any]) -> Outcome:
             value = instruction(outcome, ins, data, attrs["sm_count"], peak, clock_max)
             if value is not None:
                 per_clock[ins.name] = value
+            if "sass" in data:
+                outcome.add(*results(ins.name, ins.kernel, ins.opcode, data["sass"]))
     if len(per_clock) == 2:
         share = 100 * per_clock["mma_sync"] / per_clock["wgmma"]
         what = "mma.sync's flops per clock per SM as a share of wgmma's, each at the clock it ran at"

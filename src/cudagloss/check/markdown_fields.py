@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 from cudagloss.check.fields import EMAIL_HINT, shown
 from cudagloss.check.markdown_rules import check_markdown
-from cudagloss.check.typed_numbers import allowed, find, hint, message
+from cudagloss.check.typed_hints import hint
+from cudagloss.check.typed_numbers import allowed, find, message
 from cudagloss.errors import Diagnostic
 from cudagloss.model.corpus import Facts, LoadedTerm
 from cudagloss.model.directives import AuthorTextError, check_directives
@@ -36,10 +37,13 @@ def field_position(t: LoadedTerm, where: str, line: int, col: int) -> tuple[int,
 def prose_fields(t: LoadedTerm) -> list[tuple[str, str, bool]]:
     """(where, text, whether directives may stand in it) of each Markdown field of a term."""
     term = t.term
-    fields = [("body", term.body, True), ("definition", term.definition, False)]
+    fields = [("body", term.body, True), ("highlight", term.highlight, True), ("definition", term.definition, False)]
     fields += [(f"where_you_meet_this[{i}].note", m.note, False) for i, m in enumerate(term.where_you_meet_this)]
     fields += [(f"measurements[{i}].note", c.note, False) for i, c in enumerate(term.measurements)]
     fields += [(f"claims[{i}].says", c.says, False) for i, c in enumerate(term.claims)]
+    for i, w in enumerate(term.worked):
+        fields += [(f"worked[{i}].title", w.title, False)]
+        fields += [(f"worked[{i}].steps[{j}].says", s.says, False) for j, s in enumerate(w.steps)]
     return fields
 
 
@@ -48,17 +52,16 @@ def markdown_fields(t: LoadedTerm, measurements: MeasurementSet | None) -> Itera
     links a reader may follow, and no more unclosed brackets than the parser bears; then
     every value the body cites must exist."""
     term = t.term
-    body_ok = True
     for where, text, directives in prose_fields(t):
         errors = check_markdown(text, directives=directives) + _links(text)
-        body_ok = body_ok and not (directives and errors)
         for e in errors:
             yield Diagnostic(t.path, *field_position(t, where, e.line, e.col), f"{where}: {e.message}", e.hint)
-    if body_ok:
-        try:
-            check_directives(term, measurements)
-        except AuthorTextError as exc:
-            yield Diagnostic(t.path, *field_position(t, "body", exc.line, exc.col), f"body: {exc.message}", exc.hint)
+        if directives and not errors:
+            try:
+                check_directives(term, measurements, text)
+            except AuthorTextError as exc:
+                at = field_position(t, where, exc.line, exc.col)
+                yield Diagnostic(t.path, *at, f"{where}: {exc.message}", exc.hint)
 
 
 def typed_numbers(
@@ -76,9 +79,11 @@ def typed_numbers(
                 used.add(fact)
                 continue
             at = field_position(t, where, *_offset_position(text, found.start))
-            told = hint(found, t.term, measurements, facts.path)
+            told = hint(found, text, t.term, measurements, facts.path)
             if where.startswith("claims["):  # says takes no directive: the condition names the values
                 told = "say it in words; the claim's condition names the measured values"
+            elif where.startswith("worked["):
+                told = "say it in words; the page shows each step's numbers, which its value names"
             yield Diagnostic(t.path, *at, message(where, found), told)
 
 

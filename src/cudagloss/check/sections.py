@@ -15,6 +15,7 @@ from cudagloss.text.skeleton import skeleton
 def section_diagnostics(corpus: Corpus, entries: Iterable[Entry]) -> Iterator[Diagnostic]:
     """Each section's slug is a slug, listed once and not a lookalike of another; no
     e-mail address in a section; every term names a section that is listed."""
+    entries = list(entries)
     known = [s.slug for s in corpus.sections]
     seen: dict[str, str] = {}
     for i, slug in enumerate(known):
@@ -51,3 +52,29 @@ def section_diagnostics(corpus: Corpus, entries: Iterable[Entry]) -> Iterator[Di
             )
     for i, section in enumerate(corpus.sections):
         yield from emails(corpus.sections_path, section, corpus.sections_positions, f"sections[{i}]")
+    yield from _reading_order(corpus, entries)
+
+
+def _reading_order(corpus: Corpus, entries: Iterable[Entry]) -> Iterator[Diagnostic]:
+    """A section's `terms` names each of its own terms once: not a term of another section, not
+    a slug no term has (a renamed file leaves one behind). Warnings: a wrong name only moves a
+    term in the reading order (it follows A-Z), so the preview keeps every page while a term
+    is renamed or moved; `make check --strict` still fails on them."""
+    section_of = {e.slug: e.section.value for e in entries}
+    for i, section in enumerate(corpus.sections):
+        named: set[str] = set()
+        for j, slug in enumerate(section.terms):
+            where = f"sections[{i}].terms[{j}]"
+            problem, hint = "", ""
+            if slug in named:
+                problem, hint = f"'{shown(slug)}' is named twice", "name each term once"
+            elif slug not in section_of:
+                problem = f"no term '{shown(slug)}'{did_you_mean(slug, section_of)}"
+                hint = "name a term by its file name without .yaml"
+            elif section_of[slug] != section.slug:
+                problem = f"'{slug}' is in section '{section_of[slug]}', not '{section.slug}'"
+                hint = f"list it under its own section, or change its `section` to '{section.slug}'"
+            named.add(slug)
+            if problem:
+                line, col = corpus.sections_positions.at(where)
+                yield Diagnostic(corpus.sections_path, line, col, f"{where}: {problem}", hint, warning=True)

@@ -6,7 +6,7 @@ a duration or ratio only in a sentence about GPU work) or when it says what a GP
 directives, link targets, bare URLs and years ('since 2006') are not prose. Software
 versions ('CUDA 12.4', 'driver 580') carry no GPU unit, so they pass. What remains either
 becomes a cited measurement or is listed, with a reason, in the reviewed facts file
-(terms/_facts.yml).
+(terms/_facts.yml); cudagloss.check.typed_hints says which, in each finding's hint.
 """
 
 from __future__ import annotations
@@ -16,15 +16,11 @@ import functools
 import html
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cudagloss.check.reader_view import DROP, folded, shown_entity
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.corpus import Fact, Facts
-from cudagloss.model.display import format_value
-from cudagloss.model.measurement import Result
-from cudagloss.model.measurements import MeasurementSet
-from cudagloss.model.term import Term
 from cudagloss.text.markdown import CODE_SPAN, blocks, protected_spans
 
 _UNITS: list[tuple[str, str, str]] = [
@@ -81,11 +77,19 @@ _GPU_WORK = re.compile(
     r"|modules?|contexts?|devices?|warps?|threads?|blocks?|grids?|SMs?|memory|cop(?:y|ies|ied)|transfers?"
     r"|occupancy|cache[sd]?|init\w*|start-?up|nvcc)\b)|\bcu[A-Z]"
 )
-_SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n[ \t]*\n")
+SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n[ \t]*\n")
 _CONTEXTUAL = {"time", "ratio"}
 """Families that count only in a sentence about GPU work: '5 μs' of a stopwatch is no GPU's."""
-_NOUNS = {"SM", "thread", "block", "warp", "register", "lane", "core", "cycle", "compute capability"}
+NOUNS = {"SM", "thread", "block", "warp", "register", "lane", "core", "cycle", "compute capability"}
 """Families named by a noun that a result's name may hold ('sm_count' for '132 SMs')."""
+FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "by", "for", "from", "with",
+    "into", "onto", "per", "than", "as", "so", "if", "each", "every", "is", "are", "was", "were", "be",
+    "been", "has", "have", "had", "do", "does", "did", "can", "could", "may", "might", "will", "would",
+    "shall", "should", "its", "it", "this", "that", "these", "those", "which", "who", "whom",
+})  # fmt: skip
+"""Words that follow a count without being a noun it counts ('32 thread per warp')."""
+_FOLLOWER = re.compile(r"(?:[ \t]+|[ \t]*\n[ \t]*)([A-Za-z](?:[A-Za-z-]*[A-Za-z])?)")
 _SPACED_ONLY = {"s", "W"}
 """Units of one letter that stick to numbers in other senses ('1990s', 'rev 2W'): they
 count only with a space between."""
@@ -101,6 +105,9 @@ class TypedNumber:
     number: str
     unit: str
     family: str
+    counts: str = ""
+    """The noun the number counts where its unit only qualifies it ('schedulers' of '4 warp
+    schedulers'), folded to lower case; '' where it counts its unit."""
 
     @property
     def names_architecture(self) -> bool:
@@ -116,7 +123,7 @@ def find(text: str) -> list[TypedNumber]:
 def _find(text: str) -> tuple[TypedNumber, ...]:
     """find, remembered: every build (and every rebuild under `make serve`) checks every
     field, and scanning them was half of loading 1,000 unchanged terms."""
-    view, where = folded(_prose(text))  # as the reader reads it; where maps back to text
+    view, where = folded(prose(text))  # as the reader reads it; where maps back to text
     about = _about_gpu_work(text) if _TYPED.search(view) else None
     found = [f for m in _TYPED.finditer(view) if about and (f := _typed(text, view, where, about, m))]
     for m in _CAPABILITY.finditer(view):
@@ -136,7 +143,7 @@ def _find(text: str) -> tuple[TypedNumber, ...]:
 def _about_gpu_work(text: str) -> Callable[[int], bool]:
     """Whether the sentence at an offset of text is about GPU work (a sentence ends at a full
     stop and a space, or a blank line); each sentence is read once."""
-    starts = [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
+    starts = [0, *(m.end() for m in SENTENCE_END.finditer(text))]
     about = [bool(_GPU_WORK.search(text, a, b)) for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
     return lambda offset: about[bisect.bisect_right(starts, offset) - 1]
 
@@ -155,7 +162,24 @@ def _typed(
     number = m.group("number")
     if re.fullmatch(r"(19[89]\d|20\d\d)", number) and _YEAR_BEFORE.search(view, max(m.start() - 16, 0), m.start()):
         return None
-    return _at(text, start, end, number + (m.group("mult") or ""), unit, family)
+    counted = _counted(view, m, family)
+    if counted is not None:
+        end = where[counted.end() - 1] + 1
+    found = _at(text, start, end, number + (m.group("mult") or ""), unit, family)
+    return replace(found, counts=counted.group(1).casefold()) if counted is not None else found
+
+
+def _counted(view: str, m: re.Match[str], family: str) -> re.Match[str] | None:
+    """The word after a count unit that the number counts instead: after a number other than
+    one, a unit in the singular and a space ('4 warp schedulers'); a hyphen makes the unit an
+    adjective of what follows ('a 32-thread warp' counts threads)."""
+    sep = m.group("sep")
+    if family not in NOUNS or m.group("number") == "1" or "-" in sep or not sep.strip("*_"):
+        return None
+    if m.group(0).endswith(("s", "S")):
+        return None
+    follows = _FOLLOWER.match(view, m.end())
+    return follows if follows is not None and follows.group(1).casefold() not in FUNCTION_WORDS else None
 
 
 def _at(text: str, start: int, end: int, number: str, unit: str, family: str = "") -> TypedNumber:
@@ -168,7 +192,7 @@ def _which(m: re.Match[str]) -> int:
     return next(int(k[1:]) for k, v in m.groupdict().items() if k[0] == "x" and v is not None)
 
 
-def _prose(text: str) -> str:
+def prose(text: str) -> str:
     """text with everything that is not prose blanked, offsets kept: code blocks and spans,
     directives, link targets, URLs and entities ('&nbsp;' becomes a space)."""
     out: list[str] = []
@@ -229,47 +253,8 @@ def message(where: str, found: TypedNumber) -> str:
     return f"{where}: '{found.text}' is a number about a GPU typed by hand"
 
 
-def hint(found: TypedNumber, term: Term, measurements: MeasurementSet | None, facts_path: str) -> str:
-    """The measured(...) call that would replace found: a cited result of the same unit and
-    value, else the cited results of its unit or noun; else how to list it as a fact."""
-    fallback = f"cite a measurement or add it to {facts_path} with a reason"
-    if found.names_architecture:
-        return f"{fallback}; a target name that is only a name is written as code (`{found.text}`)"
-    same, alike = [], []
-    for experiment, name, result, node in _cited(term, measurements):
-        call = f'{{{{ measured("{experiment}", "{name}") }}}}'
-        unit = _unit_of(result.unit)
-        if unit and unit[0] == found.unit and _equal(found.number, result.value):
-            same.append(f"{call} ({format_value(result)} on {node})")
-        elif (unit and unit[1] == found.family) or _names(name, found.family):
-            alike.append(call)
-    if same:
-        return f"write {same[0]} instead"
-    if alike:
-        more = f", or one of {len(alike) - 2} more (`cudagloss values`)" if len(alike) > 2 else ""
-        return f"cite the measured value instead: {' or '.join(alike[:2])}{more}"
-    return fallback
-
-
-def _cited(term: Term, measurements: MeasurementSet | None) -> Iterator[tuple[str, str, Result, str]]:
-    """(experiment, result name, its value on the first node that has it, that node) of each
-    value the term may cite."""
-    for citation in term.measurements:
-        record = measurements.get(citation.experiment) if measurements else None
-        for name in record.result_names() if record else []:
-            assert record is not None
-            run, result = next(((r, v) for r, v in record.values(name) if v is not None), (None, None))
-            if run is not None and result is not None:
-                yield citation.experiment, name, result, run.node
-
-
-def _names(result: str, family: str) -> bool:
-    """Whether a result's name holds the noun of family ('sm_count', 'blocks_per_sm': SM)."""
-    noun = family.casefold().replace(" ", "_")
-    return family in _NOUNS and re.search(rf"(?:^|_){re.escape(noun)}", result) is not None
-
-
-def _unit_of(unit: str) -> tuple[str, str] | None:
+def unit_of(unit: str) -> tuple[str, str] | None:
+    """A result's unit as (unit as compared, family), when it is one of the units above."""
     m = re.fullmatch(_UNIT, unit)
     if not m:
         return None
@@ -277,7 +262,7 @@ def _unit_of(unit: str) -> tuple[str, str] | None:
     return canonical, family
 
 
-def _equal(typed: str, value: object) -> bool:
+def equal(typed: str, value: object) -> bool:
     """Whether value, rounded as typed, is the typed number."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not re.fullmatch(_NUMBER, typed):
         return False

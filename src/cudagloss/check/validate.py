@@ -22,8 +22,11 @@ from cudagloss.check.diagrams import diagram_diagnostics
 from cudagloss.check.entries import Entry, Ref
 from cudagloss.check.fields import emails, future_dates, shown, source_url_mistake
 from cudagloss.check.markdown_fields import field_position, markdown_fields, typed_numbers
-from cudagloss.check.names import name_diagnostics, slug_diagnostics
+from cudagloss.check.names import Blame, name_diagnostics, slug_diagnostics
+from cudagloss.check.placeholders import placeholders
 from cudagloss.check.sections import section_diagnostics
+from cudagloss.check.singular import singular_gpu
+from cudagloss.check.worked import worked_diagnostics
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.addresses import url_host_problem
 from cudagloss.model.corpus import Corpus, Facts, LoadedTerm
@@ -232,12 +235,15 @@ def term_diagnostics(
     the index of each fact its prose used (the facts check needs them all)."""
     out: list[Diagnostic] = []
     out += _text_fields(t)
+    out += placeholders(t)
     out += _sources(t)
     out += _meet(t)
     out += _emails(t)
     out += _measurements(t, measurements)
     out += markdown_fields(t, measurements)
     out += claim_diagnostics(t, measurements)
+    out += worked_diagnostics(t, measurements, facts)
+    out += singular_gpu(t, measurements)
     out += chart_diagnostics(t, measurements, facts)
     out += diagram_diagnostics(t, measurements, facts)
     used: set[int] = set()
@@ -252,10 +258,12 @@ def corpus_diagnostics(
     all_slugs: dict[str, list[str]],
     sections_loaded: bool = True,
     today: dt.date | None = None,
+    blame: Blame | None = None,
 ) -> list[Diagnostic]:
     """Every check across files. all_slugs maps each slug to the files named so; today (UTC,
-    by default) is the latest date a term may hold, give or take a day. corpus gives the
-    sections (its terms are not read: entries stand for them)."""
+    by default) is the latest date a term may hold, give or take a day; blame says which of
+    two clashing files is being changed. corpus gives the sections (its terms are not read:
+    entries stand for them)."""
     out: list[Diagnostic] = []
     for slug, paths in all_slugs.items():
         for path in paths[1:]:
@@ -269,7 +277,7 @@ def corpus_diagnostics(
         out += _related(e, known)
         out += _term_links(e, known)
         out += future_dates(e.path, e.dates, today)
-    out += name_diagnostics(entries)
+    out += name_diagnostics(entries, blame)
     out += slug_diagnostics(all_slugs)
     if sections_loaded:
         out += section_diagnostics(corpus, entries)

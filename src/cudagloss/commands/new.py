@@ -1,7 +1,9 @@
 """`cudagloss new "Fat binary"`: a term file for a new term, with every field, ready to fill in.
 
-The file it writes passes `cudagloss check` as it is (an empty term is still a valid
-one), so an author can build and preview before writing a word. It never overwrites: the
+Each text the author must write (the definition, the body, a source, where readers meet the
+term) starts with PLACEHOLDER, and `cudagloss check` reports every one left, all at once, at
+its line: the file fails the check until it is filled in, so the scaffold's words are never
+published; everything else in it is valid as written. It never overwrites: the
 file is created with O_EXCL semantics (a hard link of a finished temporary file), and a
 name that another term already uses, as its name or an alias, is refused too.
 
@@ -25,7 +27,7 @@ from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, complain, did_
 from cudagloss.files.atomic import create_text_exclusive
 from cudagloss.files.inside import refuse_links
 from cudagloss.load.terms import MODELINE_PREFIX, SCHEMA_NAME, load_sections, load_term, term_files
-from cudagloss.model.term import is_slug
+from cudagloss.model.term import PLACEHOLDER, is_slug
 from cudagloss.text.skeleton import skeleton
 
 
@@ -56,33 +58,38 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+SOURCES = f"""sources:  # the public pages the facts come from
+  - title: "{PLACEHOLDER}: the title of a public page a fact comes from"
+    url: https://example.com/{PLACEHOLDER.replace(" ", "-")}
+"""
+"""The scaffold's sources: one placeholder item for the author to replace."""
+
+
 def term_text(name: str, section: str, sections: list[str]) -> str:
-    """The new file's text: every field of the model, placeholders that pass the checks,
-    and comments that say what goes where."""
+    """The new file's text: every field of the model, a placeholder (PLACEHOLDER) in each
+    text the author must write, which `cudagloss check` reports until it is replaced, and
+    comments that say what goes where."""
     return f"""{MODELINE_PREFIX}../schema/{SCHEMA_NAME}
 name: {_quoted(name)}
 title: {_quoted(question_title(name))}  # the page title, as a reader's question
 definition: >-
-  One sentence that says what {name} is, shown first on its page and as the hover text
-  of every link to it.
+  {PLACEHOLDER}: one sentence that says what {name} is, shown first on its page and as the
+  hover text of every link to it.
 section: {section}  # one of: {", ".join(sections)}
 aliases: []  # other names readers use; search finds them
 abbreviations: []  # short forms such as JIT
 plurals: []
 error_strings: []  # exact messages a reader may paste into search
 body: |
-  The explanation, in Markdown. A number about a GPU is never typed: cite an experiment
-  under measurements, then show one of its results with measured("experiment-id",
+  {PLACEHOLDER}: the explanation, in Markdown. A number about a GPU is never typed: cite an
+  experiment under measurements, then show one of its results with measured("experiment-id",
   "result_name") in double curly braces (AUTHORING.md has an example).
 related: []  # slugs of related terms (file names without .yaml)
-where_you_meet_this: []
-#  - label: the API, tool or message where a reader meets it
-#    link: https://docs.nvidia.com/cuda/  # a URL or a term slug
-#    note: What happens there.
-sources: []
-#  - title: The public page a fact comes from
-#    url: https://docs.nvidia.com/cuda/
-measurements: []
+where_you_meet_this:  # the APIs, tools and messages where a reader meets the term (or [])
+  - label: "{PLACEHOLDER}: the API, tool or message where a reader meets it"
+    # link: https://docs.nvidia.com/cuda/  # optional: a URL or a term slug
+    note: "{PLACEHOLDER}: what happens there."
+{SOURCES}measurements: []
 #  - experiment: ptx-jit  # `make verify ARGS=--list` lists them
 #    note: Why this page cites it.
 byline:  # filled from git history by `make byline` (offline) or `make links`; a value set by hand is kept
@@ -197,7 +204,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         print('usage: cudagloss new "Fat binary" [--section SLUG] [--slug SLUG] (or --from-env)', file=sys.stderr)
         return ExitCode.USAGE
     path = new_term(name, Path(terms) if terms else args.project.terms_dir, section=section, slug=slug)
-    print(f"wrote {display_path(path)}: fill it in, then run 'make check' and 'make serve'")
+    print(f"wrote {display_path(path)}: replace each {PLACEHOLDER} ('make check' lists them), then 'make serve'")
     return ExitCode.OK
 
 

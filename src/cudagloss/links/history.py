@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cudagloss.check.fields import DATE_SLACK, utc_today, without_email
-from cudagloss.model.term import NAME_MAX, PENDING
+from cudagloss.model.limits import NAME_MAX
+from cudagloss.model.term import PENDING
 from cudagloss.text.characters import hidden_reason
 
 _COMMIT, _FIELD, _REVIEWER = "\x1e", "\x1f", "\x1d"

@@ -14,8 +14,10 @@ from pathlib import Path
 from cudagloss.check.entries import Entry, entry_of
 from cudagloss.check.typed_numbers import fact_mistakes
 from cudagloss.check.validate import corpus_diagnostics, term_diagnostics
+from cudagloss.check.worked import fact_value_mistakes
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
 from cudagloss.load.cache import CheckCache, Checked, context_digest, digest, folder_digest
+from cudagloss.load.changes import Changes
 from cudagloss.load.facts import FACTS_FILE, load_facts
 from cudagloss.load.terms import (
     boundary,
@@ -102,9 +104,11 @@ def _run(
     entries: list[Entry] = []
     used: set[int] = set()
     all_slugs: dict[str, list[str]] = {}
+    files: dict[str, Path] = {}
     for path in term_files(folder):
         shown = shown_in(folder_shown, path.name)
         all_slugs.setdefault(path.stem, []).append(shown)
+        files[shown] = path
         text, found = read_term_file(path, shown, top)
         if text is None:
             diagnostics += found
@@ -131,8 +135,17 @@ def _run(
         folder, terms, sections.sections if sections else [], sections_path, measurements, sections_positions
     )
     corpus.facts = facts
-    diagnostics += corpus_diagnostics(corpus, entries, all_slugs=all_slugs, sections_loaded=sections is not None)
+    changes = Changes(folder)
+
+    def blame(a: str, b: str) -> str | None:
+        file = changes.being_changed(files[a], files[b]) if a in files and b in files else None
+        return None if file is None else (a if file == files[a] else b)
+
+    diagnostics += corpus_diagnostics(
+        corpus, entries, all_slugs=all_slugs, sections_loaded=sections is not None, blame=blame
+    )
     diagnostics += fact_mistakes(facts, used, [e.slug for e in entries])
+    diagnostics += fact_value_mistakes(facts)
     store.save()
     if any(not d.warning for d in diagnostics):
         raise GlossaryError(diagnostics)

@@ -30,4 +30,4 @@ def load_facts(path: Path, shown: str, read: Reader) -> tuple[Facts, list[Diagno
     if text is None:
         return Facts(path=shown), diags
     loaded, diags, positions = parse_file(shown, text, FactsFile)
-    return (Facts(path=shown) if loaded is None else Facts(loaded.facts, shown, positions)), diags
+    return (Facts(path=shown) if loaded is None else Facts(loaded.facts, shown, positions, loaded.values)), diags

@@ -10,12 +10,21 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cudagloss.errors import UsageError, did_you_mean, display_path
-from cudagloss.model.project import CONFIG, DEFAULT_EDIT_URI_TEMPLATE, DEFAULT_SITE_NAME, FOLDERS, Project, ProjectError
+from cudagloss.model.project import (
+    CONFIG,
+    DEFAULT_EDIT_URI_TEMPLATE,
+    DEFAULT_SITE_NAME,
+    FOLDERS,
+    OPTIONS,
+    Project,
+    ProjectError,
+)
 
 SHARED_KEYS = ("site_name", "site_description", "copyright")
 """Plain settings both builders read, copied as they are."""
@@ -86,8 +95,8 @@ def glossary_folders(glossary: object, config: Path) -> dict[str, Path | None]:
     if not isinstance(glossary, dict):
         raise ProjectError(where, "extra.glossary", f"must be a mapping of options, not {glossary!r}")
     for key in glossary:
-        if key not in FOLDERS:
-            raise ProjectError(where, "extra.glossary", f"unknown option {key!r}{did_you_mean(str(key), FOLDERS)}")
+        if key not in OPTIONS:
+            raise ProjectError(where, "extra.glossary", f"unknown option {key!r}{did_you_mean(str(key), OPTIONS)}")
     found: dict[str, Path | None] = {}
     for key, default in FOLDERS.items():
         value = glossary.get(key, default)
@@ -119,7 +128,17 @@ def project_from(data: Mapping[str, Any], config: Path) -> Project:
         terms_dir=folders["terms_dir"] or config.parent / "terms",
         templates_dir=folders["templates_dir"] or config.parent / "templates",
         measurements_dir=folders["measurements_dir"],
+        commit=_commit(((data.get("extra") or {}).get("glossary") or {}).get("commit"), config),
     )
+
+
+def _commit(value: object, config: Path) -> str | None:
+    """A commit id (7 to 40 hex digits, as git and GitHub write them), or None where unset."""
+    if value in (None, ""):
+        return None
+    if not (isinstance(value, str) and re.fullmatch(r"[0-9a-f]{7,40}", value)):
+        raise ProjectError(Path(display_path(config)), "extra.glossary.commit", f"must be a commit id, not {value!r}")
+    return value
 
 
 def require_folders(project: Project, config: Path) -> None:

@@ -13,8 +13,9 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Literal
 
+from cudagloss.model.limits import doc
 from cudagloss.model.measurement import Value
-from cudagloss.model.term import SLUG_PATTERN, Byline, doc
+from cudagloss.model.term import SLUG_PATTERN, Byline
 
 API_FORMAT: Literal[1] = 1
 """Raised when a field is removed or changes meaning; adding a field keeps it."""

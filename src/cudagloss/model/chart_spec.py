@@ -6,14 +6,17 @@ it fits is a point, and the point's x is read from the part of the name that `{s
 `{count}` stands for (`cycles_8kib` is at 8 KiB, `stride_32` at 32), parsed strictly; `{name}`
 makes each fitting name a category of a bar chart (`{name}_tflops`: mma_sync, wgmma). So the
 points, their x and their y all come from the measurement files: the author types no number.
-Standard library only, like cudagloss.model.term, which holds these in its Term.
+Standard library and model.limits only, like cudagloss.model.term, which holds these in its Term.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from cudagloss.model.limits import LINE_MAX, NAME_MAX, NOTE_MAX
+from cudagloss.model.limits import doc as _doc
 
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 PATTERN = r"^[a-z0-9_]*\{(size|count|name)\}[a-z0-9_]*$"
@@ -28,10 +31,6 @@ _TOKENS = {
 XKind = Literal["size", "count", "name"]
 
 
-def _doc(text: str, **extra: Any) -> dict[str, Any]:
-    return {"doc": text, **extra}
-
-
 @dataclass(frozen=True)
 class ChartSeries:
     """One line of a chart: the results that are its points, named by a pattern."""
@@ -42,7 +41,7 @@ class ChartSeries:
             "(cycles_8kib, cycles_16kib, ...) or 'stride_{count}' (stride_1, stride_2, ...): every "
             "result it fits is a point, at the x its name says; {name} draws bars, one per name it fits.",
             pattern=PATTERN,
-            max_length=100,
+            max_length=NAME_MAX,
         )
     )
     label: str = field(
@@ -55,7 +54,7 @@ class ChartSeries:
 class ChartLine:
     """A reference line drawn across the chart at a measured value (a peak, a cache size)."""
 
-    result: str = field(metadata=_doc("The result, of the chart's experiment, that places it.", max_length=100))
+    result: str = field(metadata=_doc("The result, of the chart's experiment, that places it.", max_length=NAME_MAX))
     label: str = field(metadata=_doc("What it marks, e.g. 'theoretical peak' or 'L2 size'.", max_length=60))
 
 
@@ -63,11 +62,13 @@ class ChartLine:
 class Chart:
     """A chart of one experiment's results, shown where the body writes {{ chart('id') }}."""
 
-    id: str = field(metadata=_doc("The name the body's chart(...) uses.", pattern=_SLUG, max_length=100))
+    id: str = field(metadata=_doc("The name the body's chart(...) uses.", pattern=_SLUG, max_length=NAME_MAX))
     experiment: str = field(
-        metadata=_doc("The experiment whose results it draws (the term must cite it).", pattern=_SLUG, max_length=100)
+        metadata=_doc(
+            "The experiment whose results it draws (the term must cite it).", pattern=_SLUG, max_length=NAME_MAX
+        )
     )
-    title: str = field(metadata=_doc("The chart's caption: what it shows, in words.", max_length=300))
+    title: str = field(metadata=_doc("The chart's caption: what it shows, in words.", max_length=LINE_MAX))
     x: str = field(metadata=_doc("What the x axis is, in words: 'footprint', 'stride (floats)'.", max_length=60))
     y: str = field(metadata=_doc("What the y axis is, in words; the unit comes from the results.", max_length=60))
     series: list[ChartSeries] = field(
@@ -131,7 +132,7 @@ class Diagram:
     """An SVG drawing from terms/diagrams/, shown where the body writes
     {{ diagram('id') }}, after the page sanitiser's allowlist; its text may cite measured values."""
 
-    id: str = field(metadata=_doc("The name the body's diagram(...) uses.", pattern=_SLUG, max_length=100))
+    id: str = field(metadata=_doc("The name the body's diagram(...) uses.", pattern=_SLUG, max_length=NAME_MAX))
     file: str = field(
         metadata=_doc(
             "The SVG file, e.g. 'diagrams/memory-hierarchy.svg'. Colour it with the classes AUTHORING.md "
@@ -140,8 +141,10 @@ class Diagram:
             max_length=200,
         )
     )
-    alt: str = field(metadata=_doc("What the diagram shows, in words, for readers who cannot see it.", max_length=1000))
-    caption: str = field(default="", metadata=_doc("Optional: a caption shown under it.", max_length=300))
+    alt: str = field(
+        metadata=_doc("What the diagram shows, in words, for readers who cannot see it.", max_length=NOTE_MAX)
+    )
+    caption: str = field(default="", metadata=_doc("Optional: a caption shown under it.", max_length=LINE_MAX))
     dark: str = field(
         default="",
         metadata=_doc(

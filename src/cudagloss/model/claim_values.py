@@ -8,13 +8,14 @@ dimension and convert exactly; a number written in the claim takes the unit of w
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from operator import add, eq, ge, gt, le, lt, mul, ne, sub, truediv
 
 from cudagloss.model import units
-from cudagloss.model.claims import CONDITION, RANGE, ClaimTypeError, Expr, Lookup, show, written
+from cudagloss.model.claims import CONDITION, RANGE, ROUNDING, ClaimTypeError, Expr, Lookup, show, written
 from cudagloss.model.compare import compare_timings
 from cudagloss.model.units import Unit
 
@@ -89,6 +90,17 @@ def _product(a: _Value, b: _Value, op: str, r: float, at: int, what: str) -> _Va
     return _Value(_scaled(r, unit.scale, at, what), units.NONE)
 
 
+def _rounded(node: Expr, pair: tuple[Expr, _Value]) -> _Value:
+    """floor() or ceil() of a number, in base units (bytes, seconds, counts): floor(x / y) of
+    bytes per SM over KiB per block is a whole number of blocks per SM, whatever the prefixes."""
+    part, value = pair
+    x = _check(value, part, f"{node.text}()", part.offset, float)
+    unit = value.unit
+    if unit is not None and (unit.scale != 1 or unit.powers != unit.dims):
+        x, unit = _scaled(x, unit.scale, node.offset, show(part)), units.base(unit)
+    return _Value(float(math.floor(x) if node.text == "floor" else math.ceil(x)), unit)
+
+
 def _value(node: Expr, lookup: Lookup) -> _Value:
     """The value of node, its types and units checked."""
     kind, parts = node.kind, node.parts
@@ -96,7 +108,8 @@ def _value(node: Expr, lookup: Lookup) -> _Value:
         return _Value(node.value)
     if kind == "ref":
         found = lookup(*node.text.split("."))
-        return _Value(found.value, units.read(found.unit), found.samples)
+        read = found.unit if isinstance(found.unit, Unit) else units.read(found.unit)
+        return _Value(found.value, read, found.samples)
     pairs = [(part, _value(part, lookup)) for part in parts]
     if kind in ("not", "and", "or"):
         truths = [_check(value, part, kind, part.offset, bool) for part, value in pairs]
@@ -107,6 +120,8 @@ def _value(node: Expr, lookup: Lookup) -> _Value:
         _, (_, by) = _common(pairs, "compared with", node.offset)
         second = [_scaled(s, by, node.offset, show(parts[1])) for s in pairs[1][1].samples]
         return _Value(compare_timings(pairs[0][1].samples, second).verdict != "SAME")
+    if node.text in ROUNDING:
+        return _rounded(node, pairs[0])
     if kind in ("-", "call"):
         op = "-" if kind == "-" else f"{node.text}()"
         numbers = [_check(value, part, op, part.offset, float) for part, value in pairs]
@@ -145,6 +160,17 @@ def evaluate(tree: Expr, lookup: Lookup) -> bool:
     if not isinstance(value := _value(tree, lookup).value, bool):
         raise ClaimTypeError(CONDITION, tree.offset, f"{show(tree)} is {_kind(value)}")
     return value
+
+
+def quantity(tree: Expr, lookup: Lookup) -> tuple[float, Unit | None]:
+    """The number a worked example's step computes, and its unit (None where it is made of numbers
+    written in it alone); ClaimTypeError where its values do not fit, or it is not a number."""
+    value = _value(tree, lookup)
+    if isinstance(value.value, bool | str):
+        raise ClaimTypeError("a step computes a number", tree.offset, f"{show(tree)} is {_kind(value.value)}")
+    if not abs(float(value.value)) < float("inf"):
+        raise ClaimTypeError(f"{show(tree)} is not a finite number", tree.offset, RANGE)
+    return float(value.value), value.unit
 
 
 def explain(tree: Expr, lookup: Lookup) -> str:

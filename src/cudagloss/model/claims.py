@@ -7,7 +7,8 @@ evaluation walks (never eval, compile or a template engine), in linear time, wit
     not   := 'not' not | comparison          comparison := sum (CMP sum)?  CMP: < <= > >= == != (one)
     sum   := product (('+' | '-') product)*  product := unary (('*' | '/') unary)*    unary := '-' unary | atom
     atom  := NUMBER | STRING | 'true' | 'false' | REF | CALL | '(' expr ')'     REF := experiment '.' result
-    CALL  := ('max' | 'min' | 'differ') '(' expr (',' expr)* ')'    (differ: two REFs, model.compare's rule)
+    CALL  := ('max' | 'min' | 'differ' | 'floor' | 'ceil') '(' expr (',' expr)* ')'
+             (differ: two REFs, model.compare's rule; floor and ceil: one value, rounded in base units)
     NUMBER := 1, 2.5 or 1e3 (no sign; 0 or 1e-300 to 1e300)    STRING := "..." or '...', printable, no backslash
 
 A reference is read before a minus (results have no '-'): `1-ptx-jit.a` names experiment '1-ptx-jit'.
@@ -17,16 +18,21 @@ Evaluation, with its types, ranges and units, is cudagloss.model.claim_values'; 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cudagloss.errors import did_you_mean, shown
 from cudagloss.model.refs import EXPERIMENT, RESULT
 
+if TYPE_CHECKING:
+    from cudagloss.model.units import Unit
+
 MAX_LENGTH, MAX_DEPTH, MAX_REFERENCES = 1000, 32, 64
-FUNCTIONS, KEYWORDS = ("max", "min", "differ"), ("and", "or", "not", "true", "false")
+FUNCTIONS, KEYWORDS = ("max", "min", "differ", "floor", "ceil"), ("and", "or", "not", "true", "false")
 CONDITION = "holds must be a condition: a comparison, and/or/not, or differ(...)"
 EXAMPLE = "e.g. ptx-jit.cuinit_median > ptx-jit.load_jit_cold_cache_median"
+ROUNDING = ("floor", "ceil")
 SPLIT, RANGE = "split it into several claims", "keep numbers within what a double holds (about 1e±300)"
 _COMPARE = ("<", "<=", ">", ">=", "==", "!=")
 _LEVELS = {"or": ("name", ("or",), "and"), "and": ("name", ("and",), "not"), "cmp": ("op", _COMPARE, "sum")}
@@ -59,10 +65,11 @@ class ClaimTypeError(ClaimError):
 
 @dataclass(frozen=True)
 class Operand:
-    """What the caller gives for a reference (and evaluation for a node): value, unit ('' for none), samples."""
+    """What the caller gives for a reference (and evaluation for a node): value, unit ('' for none;
+    as written, or a Unit already read), samples."""
 
     value: float | int | str | bool
-    unit: str = ""
+    unit: str | Unit = ""
     samples: Sequence[float] = ()
 
 
@@ -164,6 +171,7 @@ class _Parser:
         """'(' expr ')', or a call: name '(' expr (',' expr)* ')'."""
         name, at = self.advance() if self.kind == "name" else ("(", self.at)
         usage = "write differ(ptx-jit.a_median, ptx-jit.b_median)" if name == "differ" else f"write {name}(a, b)"
+        usage = f"write {name}(a / b)" if name in ROUNDING else usage
         if not self.take("op", "("):  # a group's '(' is still current: only a call can lack it
             raise self.fail(f"expected '(' after {name}, found {{found}}", usage)
         self._nest(at)
@@ -176,6 +184,8 @@ class _Parser:
         self._nest(at, -1)
         if name == "differ" and (len(args) != 2 or any(arg.kind != "ref" for arg in args)):
             raise ClaimSyntaxError("differ() takes exactly two references", at, usage)
+        if name in ROUNDING and len(args) != 1:
+            raise ClaimSyntaxError(f"{name}() takes one value", at, f"write {name}(a / b)")
         return args[0] if name == "(" else Expr("call", at, name, parts=tuple(args))
 
 
@@ -199,11 +209,16 @@ def references(tree: Expr) -> list[tuple[str, str]]:
     return list(dict.fromkeys(ref for part in tree.parts for ref in references(part)))
 
 
-def show(tree: Expr, leaf: Callable[[Expr], str] = lambda ref: ref.text) -> str:
-    """The condition as text, spaced and parenthesised one way; leaf writes each reference."""
+def show(
+    tree: Expr, leaf: Callable[[Expr], str] = lambda ref: ref.text, symbols: Mapping[str, str] | None = None
+) -> str:
+    """The condition as text, spaced and parenthesised one way; leaf writes each reference, and
+    symbols an operator ('*': '×') or a call ('floor': '⌊{}⌋', its arguments at the braces)."""
+
+    symbols = symbols or {}
 
     def wrap(part: Expr, above: int) -> str:  # in parentheses unless it binds tighter than `above`
-        return f"({show(part, leaf)})" if _RANK.get(part.kind, 8) <= above else show(part, leaf)
+        return f"({show(part, leaf, symbols)})" if _RANK.get(part.kind, 8) <= above else show(part, leaf, symbols)
 
     rank, parts = _RANK.get(tree.kind, 8), tree.parts
     if tree.kind == "value":  # a number exactly as it parses back
@@ -211,11 +226,13 @@ def show(tree: Expr, leaf: Callable[[Expr], str] = lambda ref: ref.text) -> str:
     if tree.kind == "ref":
         return leaf(tree)
     if tree.kind == "call":
-        return f"{tree.text}({', '.join(show(part, leaf) for part in parts)})"
+        args = ", ".join(show(part, leaf, symbols) for part in parts)
+        return symbols[tree.text].replace("{}", args) if tree.text in symbols else f"{tree.text}({args})"
     if tree.kind in ("not", "-"):
         return ("not " if tree.kind == "not" else "-") + wrap(parts[0], rank - 1)
     first = wrap(parts[0], rank - (tree.kind in ("sum", "product")))
-    return first + "".join(f" {op} {wrap(part, rank)}" for (op, _), part in zip(tree.ops, parts[1:], strict=True))
+    pairs = zip(tree.ops, parts[1:], strict=True)
+    return first + "".join(f" {symbols.get(op, op)} {wrap(part, rank)}" for (op, _), part in pairs)
 
 
 def written(value: float | int | str | bool, unit: str = "") -> str:

@@ -49,10 +49,24 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class FactValue:
+    """A reviewed number that no GPU measures, which a worked example names as fact.<id>: a
+    definition of the programming model or of how operations are counted (an FMA is two FLOP)."""
+
+    id: str
+    """What a step writes after `fact.`: lower case, digits and underscores."""
+    value: str
+    """The number and its unit, e.g. '2 FLOP/clock/lane'."""
+    reason: str
+
+
+@dataclass(frozen=True)
 class FactsFile:
-    """terms/_facts.yml: the reviewed numbers about a GPU that terms may type."""
+    """terms/_facts.yml: the reviewed numbers about a GPU that terms may type, and the reviewed
+    values that worked examples may name."""
 
     facts: list[Fact] = field(default_factory=list)
+    values: list[FactValue] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,7 @@ class Facts:
     entries: list[Fact] = field(default_factory=list)
     path: str = ""
     positions: Positions = field(default_factory=Positions)
+    values: list[FactValue] = field(default_factory=list)
 
 
 @dataclass
@@ -86,6 +101,9 @@ class Corpus:
     _sorted: list[LoadedTerm] | None = field(default=None, init=False, repr=False)
     """The terms in A-Z order, once asked for (the home page, the exports and every measurement
     page ask; sorting 5,000 terms each time cost a tenth of a second per build)."""
+    _reading: list[LoadedTerm] | None = field(default=None, init=False, repr=False)
+    _position: dict[str, int] | None = field(default=None, init=False, repr=False)
+    """The reading order and each slug's place in it, once asked for (every term page asks)."""
 
     def __post_init__(self) -> None:
         self._by_slug = {t.slug: t for t in self.terms}
@@ -109,7 +127,29 @@ class Corpus:
         return next((s for s in self.sections if s.slug == slug), None)
 
     def in_section(self, slug: str) -> list[LoadedTerm]:
-        return [t for t in self.alphabetical() if t.term.section == slug]
+        """The section's terms in its reading order: those its `terms` names, then the rest A-Z."""
+        section = self.section(slug)
+        mine = [t for t in self.alphabetical() if t.term.section == slug]
+        stated = {s: i for i, s in enumerate(section.terms)} if section else {}
+        return sorted(mine, key=lambda t: stated.get(t.slug, len(stated)))  # stable: the rest stay A-Z
+
+    def reading_order(self) -> list[LoadedTerm]:
+        """Every term as a reader goes through the glossary: the sections in order, each in its
+        reading order; terms of an unknown section (a broken file) last. Worked out once."""
+        if self._reading is None:
+            ordered = [t for s in self.sections for t in self.in_section(s.slug)]
+            placed = {t.slug for t in ordered}
+            self._reading = ordered + [t for t in self.alphabetical() if t.slug not in placed]
+        return list(self._reading)
+
+    def neighbours(self, slug: str) -> tuple[LoadedTerm | None, LoadedTerm | None]:
+        """The terms before and after slug in the reading order (None at either end)."""
+        self.reading_order()
+        order = self._reading or []
+        if self._position is None:
+            self._position = {t.slug: i for i, t in enumerate(order)}
+        i = self._position[slug]
+        return (order[i - 1] if i > 0 else None), (order[i + 1] if i + 1 < len(order) else None)
 
     def alphabetical(self) -> list[LoadedTerm]:
         if self._sorted is None:

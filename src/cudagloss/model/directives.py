@@ -28,11 +28,12 @@ from cudagloss.model.charts import find_chart, find_diagram
 from cudagloss.model.measurements import CitationError, MeasurementSet, resolve, resolve_pair
 from cudagloss.model.refs import REF, Ref, read_ref
 from cudagloss.model.term import Source, Term
+from cudagloss.model.worked import WorkedExample
 from cudagloss.text.spans import code_ranges, position
 
-Param = Literal["experiment", "result", "value", "source", "chart", "diagram"]
-"""What one string argument names: an experiment id, a result name, experiment.result, a source
-id, the id of one of the term's charts or diagrams."""
+Param = Literal["experiment", "result", "value", "source", "worked", "chart", "diagram"]
+"""What one string argument names: an experiment id, a result name, experiment.result, a source id,
+a worked example's id, the id of one of the term's charts or diagrams."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,37 @@ def find_source(term: Term, source_id: str) -> Source:
     )
 
 
+def text_result(term: Term, measurements: MeasurementSet | None, experiment: str, name: str) -> object:
+    """resolve's record, where the result is text on a node (a listing shows text, not a number)."""
+    record = resolve(term, measurements, experiment, name)
+    if not any(isinstance(r.value, str) for _, r in record.values(name) if r is not None):
+        raise CitationError(
+            f"listing('{experiment}', '{name}'): '{name}' is not a text result",
+            f'a number is shown with {{{{ measured("{experiment}", "{name}") }}}}',
+        )
+    return record
+
+
+def find_worked(term: Term, worked_id: str) -> WorkedExample:
+    """The worked example `worked(worked_id)` names; raises CitationError when the term has none
+    of that id. The check stage and the page both ask this."""
+    for example in term.worked:
+        if example.id == worked_id:
+            return example
+    ids = [w.id for w in term.worked]
+    raise CitationError(
+        f"worked('{worked_id}'): the term has no worked example '{worked_id}'{did_you_mean(worked_id, ids)}",
+        f"its worked examples are {', '.join(ids)}" if ids else "add it under worked:, with an id, title and steps",
+    )
+
+
+def stands_alone(text: str, d: Directive) -> bool:
+    """Whether directive d is alone on its line of text with a blank line (or the text's start or
+    end) before and after it: where a block such as a worked example's list can go."""
+    before, after = text[: d.start].split("\n")[-2:], text[d.end :].split("\n")[:2]
+    return not any(part.strip() for part in (before[-1], after[0], *before[:-1], *after[1:]))
+
+
 DIRECTIVES: dict[str, Spec] = {
     spec.name: spec
     for spec in (
@@ -137,6 +169,23 @@ DIRECTIVES: dict[str, Spec] = {
             'two timings by the stated rule: "about 48× faster than" or "not shown to differ (5 runs each) from"',
             "values",
             lambda term, measurements, d: resolve_pair(term, measurements, *d.values),
+        ),
+        Spec(
+            "listing",
+            ("experiment", "result"),
+            'listing("experiment", "result")',
+            "a text result the GPU node recorded (the SASS of a kernel) as a code block, naming the node, "
+            "on a line of its own",
+            "values",
+            lambda term, measurements, d: text_result(term, measurements, *d.values[0]),
+        ),
+        Spec(
+            "worked",
+            ("worked",),
+            'worked("id")',
+            "one of the term's worked examples: its steps with the values each node measured, checked against them",
+            "a worked example",
+            lambda term, _, d: find_worked(term, d.args[0]),
         ),
         Spec(
             "chart",
@@ -239,12 +288,12 @@ def expand(text: str, handlers: Mapping[str, Handler]) -> str:
     return "".join(out)
 
 
-def check_directives(term: Term, measurements: MeasurementSet | None) -> None:
-    """Raise AuthorTextError at the first directive of term's body that cannot be shown: the
-    lookups of its row, which the page's handler makes too."""
+def check_directives(term: Term, measurements: MeasurementSet | None, text: str | None = None) -> None:
+    """Raise AuthorTextError at the first directive of text (default: term's body) that cannot
+    be shown: the lookups of its row, which the page's handler makes too."""
 
     def looked_up(d: Directive) -> str:
         d.spec.lookup(term, measurements, d)
         return ""
 
-    expand(term.body, dict.fromkeys(DIRECTIVES, looked_up))
+    expand(term.body if text is None else text, dict.fromkeys(DIRECTIVES, looked_up))

@@ -130,6 +130,8 @@ def agreed(results: Sequence[Result | None], gpu: str) -> str:
         pooled = statistics.median(s for r in present for s in r.samples)
         return format_value(Result(present[0].name, pooled, present[0].unit)) + missing
     low, high = format_value(ordered[0]), format_value(ordered[-1])
+    if low == high:  # apart by less than the digits shown: one value, as precise as the page is
+        return low + missing
     number, _, unit = low.partition(" ")
     if unit and high.endswith(" " + unit):
         low = number

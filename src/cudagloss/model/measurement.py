@@ -82,6 +82,16 @@ class MeasurementError(GlossaryError):
 
 
 @dataclass(frozen=True)
+class KernelSource:
+    """One source string an experiment compiles with NVRTC, as its measurement page shows it."""
+
+    where: str
+    """module:CONSTANT, relative to the repository root (verifier/experiments/x.py:SOURCE)."""
+    language: Literal["cuda", "ptx"]
+    source: str
+
+
+@dataclass(frozen=True)
 class ExperimentInfo:
     """What the site knows of an experiment without running it: its id, purpose, the file
     its code lives in, and the hash of that code now (to tell whether a file is stale)."""
@@ -91,6 +101,10 @@ class ExperimentInfo:
     code_hash: str
     source: str = ""
     """The experiment's module, relative to the repository root."""
+    kernels: tuple[KernelSource, ...] = ()
+    """The kernels it compiles (verifier/anatomy.py reads them from its code)."""
+    api_calls: tuple[str, ...] = ()
+    """The CUDA driver and NVRTC functions behind its values, its helpers' included."""
 
 
 @dataclass(frozen=True)
@@ -191,15 +205,20 @@ def _canonical(node: object) -> str:
     return repr(node)
 
 
-def code_hash(paths: Iterable[Path]) -> str:
+def code_hash(paths: Iterable[Path], read: dict[Path, bytes] | None = None) -> str:
     """sha256 over the given files, in the order given: each one's name, then a Python
     file's syntax tree (so a comment, docstring or formatting edit keeps the hash and the
-    measurements it made stay current) or another file's bytes."""
+    measurements it made stay current) or another file's bytes. read: the files already
+    canonicalised, by path (the catalog hashes the shared files once, not once per experiment)."""
     digest = hashlib.sha256()
     for path in paths:
-        data = path.read_bytes()
-        if path.suffix == ".py":
-            data = _canonical(ast.parse(data, filename=str(path))).encode()
+        data = read.get(path) if read is not None else None
+        if data is None:
+            data = path.read_bytes()
+            if path.suffix == ".py":
+                data = _canonical(ast.parse(data, filename=str(path))).encode()
+            if read is not None:
+                read[path] = data
         digest.update(path.name.encode() + b"\0" + data + b"\0")
     return "sha256:" + digest.hexdigest()
 

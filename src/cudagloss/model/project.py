@@ -19,7 +19,10 @@ DEFAULT_SITE_NAME = "CUDA Glossary"
 DEFAULT_EDIT_URI_TEMPLATE = "edit/main/{path}"
 CONFIG = "mkdocs.yml"
 FOLDERS = {"terms_dir": "terms", "templates_dir": "templates", "measurements_dir": "measurements"}
-"""The options under `extra: glossary:`, each a folder relative to the configuration's, and its default."""
+"""The options under `extra: glossary:` that are folders relative to the configuration's, and their defaults."""
+OPTIONS = (*FOLDERS, "commit")
+"""Every option under `extra: glossary:`; `commit` is the commit the site is built from (the
+publish job's GLOSSARY_COMMIT), which a page's problem report names."""
 
 
 class ProjectError(UsageError):
@@ -51,6 +54,8 @@ class Project:
     extra_javascript: tuple[str, ...] = ()
     markdown_extensions: tuple[Any, ...] = ()
     docs_dir: Path = Path("docs")
+    commit: str | None = None
+    """The commit the site is built from (hex), or None where not known."""
     link_report: Path | None = None
     """A link check's JSON report for the pages to say what it found (`render --link-report`)."""
     custom_dir: Path | None = None

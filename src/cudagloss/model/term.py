@@ -11,12 +11,31 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from cudagloss.model.chart_spec import Chart, Diagram
+from cudagloss.model.limits import (
+    BODY_MAX,
+    ITEMS_MAX,
+    LINE_MAX,
+    NAME_MAX,
+    NOTE_MAX,
+    SECTIONS_MAX,
+    TERMS_MAX,
+    URL_MAX,
+    doc,
+)
+from cudagloss.model.worked import WorkedExample
 
 PENDING: Literal["pending"] = "pending"
 """The value of a byline or stamp field that nobody knows yet."""
+
+PLACEHOLDER = "FILL IN"
+"""What `make new` writes at the start of each text the author must replace ('FILL-IN' in a
+URL); `make check` reports every one left (cudagloss.check.placeholders)."""
+PLACEHOLDER_PATTERN = r"\bFILL[ -]IN\b"
+"""How the check finds it: in capitals, as `make new` writes it, so prose that asks a reader
+to 'fill in' a form is not taken for one."""
 
 Pending = Literal["pending"]
 DateOrPending = _dt.date | Pending
@@ -24,33 +43,11 @@ DateOrPending = _dt.date | Pending
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 URL_PATTERN = r"^https?://"
 
-# Bounds on what one file may hold: a mistake (or an attack) past them is an error with its
-# position, never a slow build. Generous: ten times what the longest real value needs.
-NAME_MAX = 100
-"""Characters in a name, alias, abbreviation, plural or byline name."""
-LINE_MAX = 300
-"""Characters in a one-line text: a title, a label, a source title, an error string."""
-NOTE_MAX = 1_000
-"""Characters in a sentence-sized text: a definition, a note, a section description."""
-BODY_MAX = 40_000
-"""Characters in a body (a long article is about 30,000)."""
-URL_MAX = 2_000
-"""Characters in a URL (what browsers and servers reliably accept)."""
-ITEMS_MAX = 50
-"""Items in any one list of a term (aliases, sources, related terms...)."""
-SECTIONS_MAX = 200
-"""Sections in terms/_sections.yaml."""
-
 
 def is_slug(text: str) -> bool:
     """Lower-case ASCII words joined by single dashes (SLUG_PATTERN, but a trailing newline
     does not pass as re.match's '$' would let it)."""
     return re.fullmatch(SLUG_PATTERN.strip("^$"), text) is not None
-
-
-def doc(text: str, **extra: Any) -> dict[str, Any]:
-    """Field metadata: the doc string, plus optional JSON Schema extras (e.g. pattern)."""
-    return {"doc": text, **extra}
 
 
 @dataclass(frozen=True)
@@ -110,7 +107,7 @@ class MeasurementCitation:
         metadata=doc(
             "Optional: the results to show in the page's Measured table, by name (the experiment's "
             "measurement page lists them). Without it the table shows the results the body refers to.",
-            max_items=ITEMS_MAX,
+            max_items=TERMS_MAX,
             max_length=NAME_MAX,
         ),
     )
@@ -132,7 +129,8 @@ class Claim:
             "The condition over the term's cited values, e.g. "
             "'ptx-jit.cuinit_median > max(ptx-jit.load_jit_cold_cache_median, ptx-jit.load_warm_cache_median)'. "
             "Values are experiment.result; comparisons (< <= > >= == !=), and/or/not, + - * /, numbers, "
-            '"text", true/false, max(...), min(...) and differ(a, b) (the samples differ beyond noise).',
+            '"text", true/false, max(...), min(...), floor(...), ceil(...) and differ(a, b) (the samples '
+            "differ beyond noise).",
             max_length=NOTE_MAX,
         )
     )
@@ -182,9 +180,19 @@ class Term:
             "The explanation, in Markdown. Raw HTML is shown as text. A measured value is written "
             "{{ measured('experiment-id', 'result_name') }}; the page shows it with a link to its "
             "measurement. Two measured timings are compared by the noise rule with "
-            "{{ compare('experiment.a', 'experiment.b') }}. A source is cited by its id, {{ cite('source-id') }}.",
+            "{{ compare('experiment.a', 'experiment.b') }}. A source is cited by its id, {{ cite('source-id') }}; "
+            "a worked example by its id, {{ worked('id') }}, on a line of its own.",
             max_length=BODY_MAX,
         )
+    )
+    highlight: str = field(
+        default="",
+        metadata=doc(
+            "One or two sentences of what the measurements show that a reader would not expect, with the "
+            "values cited as in the body ({{ measured(...) }}, {{ compare(...) }}); the home page lists "
+            "them under 'Measured, not typed'. Leave it out where nothing surprises.",
+            max_length=NOTE_MAX,
+        ),
     )
     aliases: list[str] = field(
         default_factory=list,
@@ -249,6 +257,14 @@ class Term:
             "SVG drawings from diagrams/, each shown where the body writes {{ diagram('id') }}.", max_items=ITEMS_MAX
         ),
     )
+    worked: list[WorkedExample] = field(
+        default_factory=list,
+        metadata=doc(
+            "Calculations from measured values written out step by step, each placed in the body with "
+            "{{ worked('id') }}, computed on every node and checked against what was measured.",
+            max_items=ITEMS_MAX,
+        ),
+    )
     byline: Byline = field(default_factory=Byline, metadata=doc("Who wrote and reviewed the term and when."))
 
 
@@ -262,6 +278,16 @@ class Section:
     title: str = field(metadata=doc("The section's heading, e.g. 'Compilation'.", max_length=NAME_MAX))
     description: str = field(
         default="", metadata=doc("One or two sentences shown under the heading.", max_length=NOTE_MAX)
+    )
+    terms: list[str] = field(
+        default_factory=list,
+        hash=False,  # a list: equality still compares it, so a memo keyed on a section sees a new order
+        metadata=doc(
+            "The reading order of the section's terms, by slug: each page links the one before and after. "
+            "Terms not named follow, A-Z.",
+            max_items=ITEMS_MAX,
+            max_length=NAME_MAX,
+        ),
     )
 
 

@@ -54,7 +54,7 @@ _PLURAL = {
 }
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _WRITE_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-_PLURAL_OF = {name: plural for plural, name in _PLURAL.items() if name in COUNTED}
+_PLURAL_OF = {name: plural for plural, name in _PLURAL.items()}
 _POWER = re.compile(r"(.+?)(?:\^(-?[0-9]+)|([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?")
 
 
@@ -128,6 +128,12 @@ def read(text: str) -> Unit:
             symbol = _singular(name.strip())
             powers[symbol] = powers.get(symbol, 0) + power
     return Unit(tuple((s, p) for s, p in powers.items() if p), text)  # 'B/B' has none, shown as written
+
+
+def base(unit: Unit) -> Unit:
+    """The unit of the same dimensions in base units: bytes, seconds, FLOP, watts and counts
+    (KiB/block as B/block; MHz as 1/s)."""
+    return Unit(tuple(sorted(unit.dims, key=lambda dp: dp[1] < 0)))
 
 
 def factor(source: Unit, target: Unit) -> Fraction | None:

@@ -8,13 +8,15 @@ from cudagloss.model.project import Project
 from cudagloss.site.export import Exporter
 from cudagloss.site.output import SiteContent
 from cudagloss.site.renderer import Renderer
+from cudagloss.site.search_names import names_file
 from cudagloss.site.state import RenderState
 
 
 def build_site_content(project: Project, *, state: RenderState | None = None) -> tuple[SiteContent, Corpus]:
-    """Every generated page and the navigation, and the corpus (for its warnings); state, what
-    the preview remembers between builds (a fresh one when None)."""
+    """Every generated page and the navigation, the search's names index, and the corpus (for
+    its warnings); state, what the preview remembers between builds (a fresh one when None)."""
     renderer = Renderer(load_glossary(project), project, state=state)
     content = renderer.site()
+    content.files.append(names_file(renderer.corpus))
     content.exports = Exporter(renderer).files()
     return content, renderer.corpus

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 from markupsafe import Markup
 
 from cudagloss.model.charts import find_chart, find_diagram, resolve_chart
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
-from cudagloss.model.directives import Directive, Handler, find_source
+from cudagloss.model.corpus import FactValue
+from cudagloss.model.directives import Directive, Handler, find_source, find_worked
 from cudagloss.model.display import format_value, one_number, short_gpu
 from cudagloss.model.link_checks import LinkChecks, checked_phrase
 from cudagloss.model.measurement import Result
@@ -29,9 +31,11 @@ from cudagloss.model.measurements import MeasurementSet, NodeRun, NodeValues, re
 from cudagloss.model.refs import Ref
 from cudagloss.model.term import Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
+from cudagloss.model.workings import NodeWork, work
 from cudagloss.site import escape
 from cudagloss.site.charts import ChartView, chart_view, mark
 from cudagloss.site.diagrams import diagram_view
+from cudagloss.site.worked import anchor, measured_text, render
 
 
 class ValueCiter:
@@ -62,7 +66,11 @@ class ValueCiter:
         to the first of its rows, with every node's value and provenance in the hover; where
         other GPU models measured it too, a link to the table says it varies by GPU."""
         shown_as = one_number([(run.gpu, result) for run, result in values])
-        shown = escape.text(shown_as.text) + (Markup(" (stale)") if any(run.stale for run, _ in values) else Markup())
+        texts = {r.value for _, r in values if r is not None and r.value is not None}
+        whole = all(r is not None and r.value is not None for _, r in values)
+        as_code = whole and len(texts) == 1 and isinstance(next(iter(texts)), str)  # one text: code, as one node's
+        shown = escape.code(shown_as.text) if as_code else escape.text(shown_as.text)
+        shown += Markup(" (stale)") if any(run.stale for run, _ in values) else Markup()
         title = "; ".join(f"{format_value(result)}: {self.provenance(run, result)}" for run, result in values)
         anchor = escape.ident(result_anchor(values[shown_as.first][0].node, name))
         link = Markup(f'[{shown}]({self.href(experiment, anchor)} "{escape.link_title(title)}")')
@@ -91,6 +99,31 @@ class ValueCiter:
             shown += Markup(" (stale)")
         href = escape.ident(result_anchor(run.node, name))
         return Markup(f'[{shown}]({self.href(experiment, href)} "{escape.link_title(title)}")')
+
+    def listing(self, experiment: str, name: str) -> Markup:
+        """A text result as a fenced block of its own, after a line naming where it was recorded
+        (the reference GPU model's first node); where nodes recorded different text, it says so."""
+        record = resolve(self.term, self.measurements, experiment, name)  # not in `used`: no table row for a listing
+        texts = [(run, r) for run, r in record.values(name) if r is not None and isinstance(r.value, str)]
+        shown = one_number([(run.gpu, r) for run, r in texts])
+        run, result = texts[shown.first]
+        where = f"Recorded on {run.gpu} ({run.node}) by make verify, {run.recorded_on}"
+        if len({str(r.value) for _, r in texts}) > 1:
+            where += "; other nodes recorded other text"
+        anchor = escape.ident(result_anchor(run.node, name))
+        caption = Markup(f"[{escape.text(where)}]({self.href(experiment, anchor)}):")
+        return Markup("\n\n") + caption + Markup("\n\n") + escape.code_block(str(result.value), "text") + Markup("\n\n")
+
+    def worked_link(self, ref: Ref, nodes: Sequence[NodeWork]) -> Markup:
+        """A measured value of a worked example over some nodes (a range where they differ), linked
+        to the first one's row, with each node's value and provenance in its title."""
+        if ref not in self.used:
+            self.used.append(ref)
+        record = resolve(self.term, self.measurements, *ref)
+        runs = {run.node: (run, result) for run, result in record.values(ref[1])}
+        title = "; ".join(f"{format_value(r)}: {self.provenance(run, r)}" for run, r in (runs[n.node] for n in nodes))
+        href = self.href(ref[0], anchor(ref, nodes))
+        return Markup(f'[{escape.text(measured_text(ref, nodes))}]({href} "{escape.link_title(title)}")')
 
     def compare(self, first: Ref, second: Ref) -> Markup:
         """How the first timing stands to the second on each node that measured both, as a
@@ -188,6 +221,7 @@ def handlers(
     measurements: MeasurementSet | None,
     page_uri: str,
     checks: LinkChecks | None = None,
+    facts: Sequence[FactValue] = (),
     root: Path | None = None,
 ) -> tuple[dict[str, Handler], ValueCiter]:
     """The page's handler of each directive, and the citer that remembers the values they cited;
@@ -204,6 +238,13 @@ def handlers(
         first, second = d.values
         return citer.compare(first, second)
 
+    def listing(d: Directive) -> str:
+        return citer.listing(*d.values[0])
+
+    def worked(d: Directive) -> str:
+        index = term.worked.index(find_worked(term, d.args[0]))
+        return render(work(term, index, measurements, facts), citer.worked_link)
+
     def chart(d: Directive) -> str:
         data = resolve_chart(term, measurements, find_chart(term, d.args[0]))
         row = functools.partial(_row, citer, data.experiment)
@@ -215,7 +256,8 @@ def handlers(
         citer.charts.append(diagram_view(root or Path("."), term, measurements, found, functools.partial(_row, citer)))
         return mark(len(citer.charts) - 1)
 
-    return {"measured": measured, "cite": cite, "compare": compare, "chart": chart, "diagram": diagram}, citer
+    found = {"measured": measured, "cite": cite, "compare": compare, "listing": listing, "worked": worked}
+    return {**found, "chart": chart, "diagram": diagram}, citer
 
 
 def _row(citer: ValueCiter, experiment: str, node: str, name: str) -> str:

@@ -101,6 +101,19 @@ def code(value: object) -> Markup:
     return Markup(f"{ticks}{pad}{raw}{pad}{ticks}")
 
 
+def code_block(value: object, language: str, indent: int = 0) -> Markup:
+    """Text as a fenced code block, shown literally and highlighted as language ('text' unless
+    it is a plain lexer name), fenced with more backticks than any run in it, every line
+    indented by indent spaces (to sit inside an admonition or a details block)."""
+    raw = str(value).replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    longest = max((len(run) for run in re.findall(r"`+", raw)), default=0)
+    fence = "`" * max(3, longest + 1)
+    lexer = language if re.fullmatch(r"[a-z][a-z0-9+-]{0,30}", language) else "text"
+    pad = " " * indent
+    body = "\n".join(pad + line if line.strip() else "" for line in raw.split("\n"))
+    return Markup(f"{pad}{fence}{lexer}\n{body}\n{pad}{fence}")
+
+
 def url(value: str) -> Markup | None:
     """An absolute http(s) URL for an href attribute, or None when it is not one a reader may
     follow: the predicate validation and the link checker use (model.urls.url_problem)."""

@@ -29,22 +29,23 @@ from cudagloss.site import escape
 from cudagloss.site.body import Cited
 from cudagloss.site.directives import ValueCiter
 from cudagloss.site.environment import author_markdown, href
-from cudagloss.site.fleet import NodeView, node_groups
-from cudagloss.site.output import GeneratedFile
-from cudagloss.site.views import (
-    CitedExperiment,
-    ClaimNode,
-    ClaimView,
+from cudagloss.site.experiment_views import (
     ExperimentRow,
+    KernelView,
     MeasurementPage,
     MeasurementsIndex,
     ProvenanceRow,
-    ResultRow,
     ResultView,
     RunFile,
     RunView,
-    TermEntry,
 )
+from cudagloss.site.fleet import NodeView, node_groups
+from cudagloss.site.output import GeneratedFile
+from cudagloss.site.views import CitedExperiment, ClaimNode, ClaimView, ResultRow, TermEntry
+
+LANGUAGES = {"cuda": "CUDA C++", "ptx": "PTX"}
+LEXERS = {"cuda": "cuda", "ptx": "text"}
+"""Pygments has a CUDA lexer and none for PTX."""
 
 PROVENANCE_LABELS = {
     "node": "Node",
@@ -237,6 +238,11 @@ def measurement_view(
         cited_by=cited_by,
         runs=tuple(run_view(record, run) for run in record.runs),
         index=href(relative_href(measurements_index_uri(), uri)),
+        kernels=tuple(
+            KernelView(k.where, LANGUAGES[k.language], escape.code_block(k.source, LEXERS[k.language], indent=4))
+            for k in (record.info.kernels if record.info else ())
+        ),
+        api_calls=record.info.api_calls if record.info else (),
     )
 
 

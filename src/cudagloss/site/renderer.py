@@ -39,6 +39,7 @@ from cudagloss.site.environment import author_markdown, href, make_environment, 
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
 from cudagloss.site.measurement_views import measurement_view, measurements_index_view, raw_files
 from cudagloss.site.output import GeneratedPage, SiteContent
+from cudagloss.site.overview import GLANCE_URI, glance, highlights, measured
 from cudagloss.site.state import LinkedBody, RenderState
 from cudagloss.site.term_view import term_view
 from cudagloss.site.views import (
@@ -84,6 +85,7 @@ class Renderer:
         self.corpus = corpus
         self.project = project
         self.repo_url = project.repo_url.rstrip("/") if project.repo_url else None
+        self.commit = project.commit
         self.templates_dir = templates_dir = project.templates_dir
         self.env = make_environment(templates_dir, self.state.bytecode)
         self.site_name = project.site_name
@@ -110,6 +112,7 @@ class Renderer:
             term_src_uri(t.slug),
             self.state.bodies,
             self.corpus.link_checks,
+            self.corpus.facts.values,
             t.file.parent,  # diagram files are named from the terms folder (check.diagrams.diagrams_root)
         )
         key = (t.slug, text, cited, charts, self._links_key)
@@ -185,7 +188,7 @@ class Renderer:
             (self.site_name, self.site_url),
             lambda: escape.json_ld(term_json_ld(t, self.site_name, self.site_url)),
         )
-        return GeneratedPage(term_src_uri(slug), markdown, self._edit_uri(t.file), in_nav=False, json_ld=json_ld)
+        return GeneratedPage(term_src_uri(slug), markdown, self.edit_uri(t.file), in_nav=False, json_ld=json_ld)
 
     def term_view(self, slug: str) -> TermPage:
         """What a template needs to show one term, with links relative to its page; made
@@ -202,6 +205,9 @@ class Renderer:
                 self.site_name,
                 self.site_url,
                 tuple(e.link in self.corpus for e in t.term.where_you_meet_this),
+                tuple((n.slug, n.term.name) if n else None for n in self.corpus.neighbours(slug)),
+                self.repo_url,
+                self.commit,
             )
             view = self.state.views.get((t, self._bodies[slug], *related), rest, lambda: term_view(self, slug, own))
             self._views[slug] = view
@@ -226,7 +232,9 @@ class Renderer:
             SectionEntry(s.title, s.description, href(section_src_uri(s.slug)), len(self.corpus.in_section(s.slug)))
             for s in self.corpus.sections
         )
-        markdown = self.render("index.md.j2", IndexPage(self.site_name, sections, letters, len(self.corpus)))
+        found = measured(self.corpus.measurements, INDEX)
+        page = IndexPage(self.site_name, sections, letters, len(self.corpus), found, highlights(self.corpus, INDEX))
+        markdown = self.render("index.md.j2", page)
         json_ld = self.state.json_ld.get(
             tuple(self.corpus.alphabetical()),
             ("the set", self.site_name, self.site_url),
@@ -240,9 +248,10 @@ class Renderer:
         uri = section_src_uri(slug)
         terms = tuple(self._entry(t, uri) for t in self.corpus.in_section(slug))
         markdown = self.render("section.md.j2", SectionPage(section, terms, self.href_between(uri, INDEX)))
-        return GeneratedPage(uri, markdown, self._edit_uri(self.corpus.root / SECTIONS_FILE))
+        return GeneratedPage(uri, markdown, self.edit_uri(self.corpus.root / SECTIONS_FILE))
 
-    def _edit_uri(self, file: Path) -> str | None:
+    def edit_uri(self, file: Path) -> str | None:
+        """A file's path in the repository (the edit button's, a problem report's), or None outside it."""
         shown = display_path(file, self.repo_root)
         return None if shown.startswith(("/", "..")) else shown
 
@@ -278,4 +287,7 @@ class Renderer:
             pages.append(self.measurements_index_page())
             pages += [self.measurement_page(record) for record in self.corpus.measurements]
             nav.append({"Measurements": measurements_index_uri()})
+            if (at_a_glance := glance(self.corpus.measurements)) is not None:
+                pages.append(GeneratedPage(GLANCE_URI, self.render("gpus.md.j2", at_a_glance), None))
+                nav.append({"GPU at a glance": GLANCE_URI})
         return SiteContent(pages, nav, raw_files(self.corpus.measurements))

@@ -6,6 +6,7 @@ are the same objects; see Renderer.term_view) for the page and the export alike.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 from markupsafe import Markup
@@ -18,9 +19,11 @@ from cudagloss.site.cite_this import cite_this_view
 from cudagloss.site.environment import author_markdown, isodate
 from cudagloss.site.fleet import measured_by
 from cudagloss.site.measurement_views import cited_experiment_view, claim_view
+from cudagloss.site.report import evidence, report_url
 from cudagloss.site.views import (
     BylineView,
     Meet,
+    Neighbour,
     Related,
     SectionLink,
     SourceView,
@@ -35,7 +38,10 @@ class Renderer(Protocol):
     corpus: Corpus
     site_name: str
     site_url: str | None
+    repo_url: str | None
+    commit: str | None
 
+    def edit_uri(self, file: Path) -> str | None: ...
     def back(self, slug: str, own: list[str]) -> list[str]: ...
     def related_entry(self, t: LoadedTerm, from_uri: str, links_here: bool) -> Related: ...
     def href_between(self, from_uri: str, to_uri: str) -> Markup: ...
@@ -57,6 +63,7 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         section.title if section else term.section, r.href_between(uri, section_src_uri(term.section))
     )
     cited = r.cited(slug)
+    before, after = r.corpus.neighbours(slug)
     measured = tuple(cited_experiment_view(t.term, uri, c, r.corpus.measurements, cited) for c in term.measurements)
     measured_on = measured_by({(n.node, n.gpu, n.date) for m in measured for n in m.nodes})
     b = term.byline
@@ -79,6 +86,9 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         byline=BylineView(b.written_by, b.reviewed_by, isodate(b.written_on), isodate(b.last_checked_on)),
         url=Markup(url) if (url := page_url(r.site_url, uri)) else None,
         cite=cite_this_view(t, r.site_name, r.site_url),
+        previous=_neighbour(r, uri, before),
+        next=_neighbour(r, uri, after),
+        report=report_url(r.repo_url, url, t, r.edit_uri(t.file), r.commit, evidence(t, r.corpus.measurements, cited)),
         body_text=r.body(slug, page=False) if r.has_charts(slug) else None,
     )
 
@@ -90,3 +100,7 @@ def _meet(r: Renderer, uri: str, label: str, link: str | None, note: str) -> Mee
     else:
         to = escape.url(link) if link else None  # None for anything a reader must not be sent to
     return Meet(label, to, internal, author_markdown(note))
+
+
+def _neighbour(r: Renderer, uri: str, t: LoadedTerm | None) -> Neighbour | None:
+    return Neighbour(t.term.name, r.href_between(uri, term_src_uri(t.slug))) if t else None

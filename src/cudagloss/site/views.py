@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from cudagloss.model.compare import ALPHA, MIN_CHANGE
 from cudagloss.model.display import short_gpu
-from cudagloss.model.measurement import Gate
 from cudagloss.model.term import Section
 from cudagloss.site.cite_this import CiteThisView
 from cudagloss.site.fleet import MeasuredBy, NodeGroup, NodeView
+from cudagloss.site.overview import Highlight, Measured
 
 # -- links to terms and sections ------------------------------------------------------------
 
@@ -187,6 +186,11 @@ class TermPage:
     """The page's published address, when the site's URL is known."""
     cite: CiteThisView | None = None
     """BibTeX and CSL-JSON of the term, as fenced code blocks (templates/_cite.md.j2)."""
+    previous: Neighbour | None = None
+    next: Neighbour | None = None
+    """The terms before and after in the reading order (the sections, each in its stated order)."""
+    report: Markup | None = None
+    """A new issue in the repository, prefilled with the page's values and provenance (site/report.py)."""
     body_text: Markup | None = None
     """The body as the exports show it, its charts as tables; None where it has no chart."""
 
@@ -217,6 +221,8 @@ class IndexPage:
     sections: tuple[SectionEntry, ...]
     letters: tuple[Letter, ...]
     count: int
+    measured: Measured | None = None
+    highlights: tuple[Highlight, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,71 +236,8 @@ class SectionPage:
 
 
 @dataclass(frozen=True, slots=True)
-class ProvenanceRow:
-    label: str
-    value: str
+class Neighbour:
+    """A term before or after this one in the reading order."""
 
-
-@dataclass(frozen=True, slots=True)
-class ResultView:
-    """One row of a run's results table; the anchor is what values cited elsewhere link to."""
-
-    anchor: Markup
     name: str
-    value: str
-    description: str
-    samples: str
-    first_measured: str
-    last_confirmed: str
-    """Days (YYYY-MM-DD): first measured as it is now, and the run that last confirmed it."""
-    how: str = ""
-    """How it was measured, in words ('GPU time', 'host cost'), where the file says."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunFile:
-    """One measurement file of a node (its good run or its failed one) and its raw JSON."""
-
-    raw: Markup
-    raw_name: str
-    provenance: tuple[ProvenanceRow, ...]
-    gates: tuple[Gate, ...]
-    error: str | None
-    results: tuple[ResultView, ...]
-    clocks_held: str = ""
-    """Why NVML said the clocks were held back (power, heat), at the start or the end; '' if not."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunView(NodeView):
-    good: RunFile | None
-    failed: RunFile | None
-
-
-@dataclass(frozen=True, slots=True)
-class MeasurementPage:
-    experiment: str
-    purpose: str
-    source: str
-    source_href: Markup | None
-    command: str
-    cited_by: tuple[TermEntry, ...]
-    runs: tuple[RunView, ...]
-    index: Markup
-
-
-@dataclass(frozen=True, slots=True)
-class ExperimentRow:
-    id: str
     href: Markup
-    purpose: str
-    nodes: tuple[NodeView, ...]
-    cited_by: tuple[TermEntry, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class MeasurementsIndex:
-    experiments: tuple[ExperimentRow, ...]
-    alpha: str = f"{ALPHA:g}"
-    min_change: str = f"{MIN_CHANGE:.0%}"
-    """compare()'s rule (cudagloss.model.compare), stated where the statistics are explained."""

@@ -1,0 +1,30 @@
+"""Bounds on what one file may hold, and the field metadata every model class documents itself
+with: shared by the term model and the parts of it that live in modules of their own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Bounds on what one file may hold: a mistake (or an attack) past them is an error with its
+# position, never a slow build. Generous: ten times what the longest real value needs.
+NAME_MAX = 100
+"""Characters in a name, alias, abbreviation, plural or byline name."""
+LINE_MAX = 300
+"""Characters in a one-line text: a title, a label, a source title, an error string."""
+NOTE_MAX = 1_000
+"""Characters in a sentence-sized text: a definition, a note, a section description."""
+BODY_MAX = 40_000
+"""Characters in a body (a long article is about 30,000)."""
+URL_MAX = 2_000
+"""Characters in a URL (what browsers and servers reliably accept)."""
+ITEMS_MAX = 50
+"""Items in any one list of a term (aliases, sources, related terms...)."""
+TERMS_MAX = 5000
+"""Terms one section's reading order may name (the glossary is built for thousands)."""
+SECTIONS_MAX = 200
+"""Sections in terms/_sections.yaml."""
+
+
+def doc(text: str, **extra: Any) -> dict[str, Any]:
+    """Field metadata: the doc string, plus optional JSON Schema extras (e.g. pattern)."""
+    return {"doc": text, **extra}

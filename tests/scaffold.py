@@ -1,0 +1,20 @@
+"""A term as `cudagloss new` writes it, with its placeholders filled in: what the link and
+byline tests start from (every byline field pending, no date stamped)."""
+
+from __future__ import annotations
+
+from cudagloss.commands.new import SOURCES, term_text
+from cudagloss.model.term import PLACEHOLDER
+
+
+def filled(text: str, sources: str = "") -> str:
+    """text, as term_text writes it, with sources (YAML list items, or none) for its placeholder
+    source and each other placeholder's words kept as the author's ('FILL IN: ' dropped)."""
+    assert SOURCES in text, "the scaffold's sources changed: change this helper with it"
+    text = text.replace(SOURCES, f"sources:\n{sources}" if sources else "sources: []\n")
+    return text.replace(f"{PLACEHOLDER}: ", "")
+
+
+def scaffold(name: str, sources: str = "") -> str:
+    """A valid term named name in section 'widgets', citing sources (YAML list items)."""
+    return filled(term_text(name, "widgets", ["widgets"]), sources)
