@@ -147,8 +147,9 @@ def test_a_term_page_reads_definition_first_then_numbers_links_sources_and_bylin
     sources = article.locator("h2#sources + ul > li").all_inner_texts()
     assert sources and all(re.search(r"\((checked \d{4}-\d{2}-\d{2}|not yet checked)\)$", s) for s in sources)
     byline = article.locator("h2#byline ~ p").first.inner_text()
-    for label in ("Written by:", "Reviewed by:", "Written on:", "Last checked on:", "Numbers measured on:"):
+    for label in ("Written by:", "Reviewed by:", "Written on:", "Last checked on:", "The numbers came from"):
         assert label in byline
+    assert "\n" not in byline.strip()  # one compact line, as the seed's byline
     assert reader.problems == []
 
 
