@@ -1,12 +1,12 @@
 """A chart as inline SVG: our own small writer, not a plotting library.
 
-Why our own: a page's chart must be a few kilobytes of inline SVG made of the handful of
-elements the page sanitiser allows (svg, g, path, circle, rect, text, title, a), coloured by
-CSS classes so it follows the reader's palette (light or dark), with every point a link to its
-row, and the same bytes on every run and under every builder. matplotlib writes glyph paths and
-inline styles (tens of kilobytes a chart, a 40 MB dependency with numpy); pygal embeds
-JavaScript, inline styles and random ids; leather has no links or classes per point. What is
-left, scales and ticks (site.chart_axes) and about a hundred lines of drawing, is ours.
+Why our own: a page's chart must be inline SVG made of the handful of elements the page
+sanitiser allows (svg, g, path, circle, rect, text, title, a), coloured by CSS classes so it
+follows the reader's palette (light or dark), with every point a link to its row, and the same
+bytes on every run and under every builder. matplotlib's SVG backend writes inline styles, not
+classes, and brings numpy; pygal embeds JavaScript; neither links each point to a row of our
+page. What is left, scales and ticks (site.chart_axes) and about a hundred lines of drawing, is
+ours: a chart is 3 to 16 KB of markup (the memory-latency sweep, 53 points, is the largest).
 
 Every string from measurement JSON or term YAML is HTML-escaped here; numbers are rounded to a
 tenth of a unit so the bytes do not depend on float noise.
