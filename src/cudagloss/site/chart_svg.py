@@ -6,7 +6,7 @@ follows the reader's palette (light or dark), with every point a link to its row
 bytes on every run and under every builder. matplotlib's SVG backend writes inline styles, not
 classes, and brings numpy; pygal embeds JavaScript; neither links each point to a row of our
 page. What is left, scales and ticks (site.chart_axes) and about a hundred lines of drawing, is
-ours: a chart is 3 to 16 KB of markup (the memory-latency sweep, 53 points, is the largest).
+ours: a chart is 3 to 17 KB of markup (the memory-latency sweep, 53 points, is the largest).
 
 Every string from measurement JSON or term YAML is HTML-escaped here; numbers are rounded to a
 tenth of a unit so the bytes do not depend on float noise.
