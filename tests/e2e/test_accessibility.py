@@ -1,7 +1,8 @@
 """WCAG 2 A and AA on the built site, in Debian's Chromium: axe-core on every page type in
 both palettes, and what axe cannot see: a definition shown on hover is shown on keyboard
 focus too and reached by one tap on a touch screen, and a results table keeps its ids whole
-and scrolls from the keyboard.
+and scrolls from the keyboard; a chart is read at a phone's width in both palettes, every
+point reachable from the keyboard, and screenshots of it go to test-artifacts/.
 
 The site, its server and the browser are the session's (tests/browsing.py), as test_browser.py's.
 """
@@ -23,6 +24,8 @@ PAGES = {
     "home": "",
     "section": "sections/memory/",
     "term": "terms/ptx/",
+    "chart": "terms/memory-bandwidth/",
+    "diagram": "terms/thread-block/",
     "measurement": "measurements/jit-cache/",
     "measurements": "measurements/",
 }
@@ -128,4 +131,83 @@ def test_a_results_table_keeps_ids_whole_and_scrolls_from_the_keyboard(browser: 
             page.keyboard.press("ArrowRight")
         page.wait_for_function("el => el.scrollLeft > 0", arg=scroller.element_handle())
         assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        assert reader.problems == []
+
+
+CHARTED = ("memory-latency", "memory-bandwidth", "pinned-memory", "occupancy")
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+def test_a_chart_reads_at_a_phones_width_in_both_palettes(browser: Any, base: str, palette: str) -> None:
+    """At 390 px the chart fits the column, its smallest text is drawn at 9 px or more, the series
+    take the palette's colours, and each point is a link the keyboard reaches."""
+    from test_browser import ARTIFACTS
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    colours = set()
+    with _visit(browser, base, color_scheme=palette, viewport={"width": 390, "height": 844}) as reader:
+        for slug in CHARTED:
+            page = reader.open(f"terms/{slug}/")
+            figure = page.locator("figure.cg-chart").first
+            figure.scroll_into_view_if_needed()
+            box = figure.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (slug, box)
+            smallest = page.evaluate(
+                "f => Math.min(...[...f.querySelectorAll('svg text')].map(t => t.getBoundingClientRect().height))",
+                figure.element_handle(),
+            )
+            assert smallest >= 9, (slug, smallest)
+            colours.add(
+                page.evaluate("f => getComputedStyle(f.querySelector('.cg-series')).fill", figure.element_handle())
+            )
+            point = figure.locator(".cg-series a").first.element_handle()
+            page.evaluate(  # focus what comes before the first point, then Tab as a keyboard does
+                """el => {
+                    const all = [...document.querySelectorAll('a[href], button, input, [tabindex]')]
+                        .filter(e => e.tabIndex >= 0 && e.getClientRects().length);
+                    all[all.indexOf(el) - 1].focus();
+                }""",
+                point,
+            )
+            page.keyboard.press("Tab")
+            assert page.evaluate("el => document.activeElement === el", point), slug
+            figure.screenshot(path=str(ARTIFACTS / f"chart-{slug}-{palette}-390.png"))
+        assert reader.problems == []
+    expected = {"light": "rgb(0, 105, 173)", "dark": "rgb(99, 183, 240)"}[palette]
+    assert colours == {expected}
+
+
+DIAGRAMS = ("memory-latency", "streaming-multiprocessor", "warp-divergence", "thread-block", "jit-compilation")
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+def test_diagrams_follow_the_palette_and_read_at_a_phones_width(browser: Any, base: str, palette: str) -> None:
+    """Each diagram fits the column at 390 px with no text under 8.5 px; one drawn in two files
+    shows the file of the palette; one file follows the palette through its classes."""
+    from test_browser import ARTIFACTS
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with _visit(browser, base, color_scheme=palette, viewport={"width": 390, "height": 844}) as reader:
+        for slug in DIAGRAMS:
+            page = reader.open(f"terms/{slug}/")
+            figure = page.locator("figure.cg-diagram").first
+            figure.scroll_into_view_if_needed()
+            box = figure.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (slug, box)
+            visible = figure.locator("svg:visible")
+            assert visible.count() == 1, slug
+            smallest = page.evaluate(
+                "s => Math.min(...[...s.querySelectorAll('text')].map(t => t.getBoundingClientRect().height))",
+                visible.element_handle(),
+            )
+            assert smallest >= 8.5, (slug, smallest)
+            figure.screenshot(path=str(ARTIFACTS / f"diagram-{slug}-{palette}-390.png"))
+            if slug == "thread-block":
+                shown = figure.locator(".cg-diagram-dark" if palette == "dark" else ".cg-diagram-light")
+                assert shown.is_visible(), palette
+            if slug == "memory-latency":
+                fill = page.evaluate(
+                    "s => getComputedStyle(s.querySelector('.cg-d-a1')).fill", visible.element_handle()
+                )
+                assert fill == {"light": "rgb(219, 233, 247)", "dark": "rgb(29, 53, 80)"}[palette]
         assert reader.problems == []

@@ -257,7 +257,10 @@ def test_no_page_has_a_console_error_a_broken_internal_link_or_a_missing_asset(
     broken: list[str] = []
     for path in pages:
         page = reader.open("" if path == "./" else path)
-        hrefs = page.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.href)")
+        # getAttribute, not a.href: an SVG link's href is an SVGAnimatedString (charts' points are links)
+        hrefs = page.evaluate(
+            "[...document.querySelectorAll('a[href]')].map(a => new URL(a.getAttribute('href'), document.baseURI).href)"
+        )
         for href in hrefs:
             parts = urlsplit(href)
             if not href.startswith(reader.base):

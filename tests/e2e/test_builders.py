@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -226,3 +227,24 @@ def test_zensical_search_is_left_to_itself_by_glossary_js(sites: Sites, browser:
             assert problems == []
         finally:
             context.close()
+
+
+_FIGURE = re.compile(r'<figure class="cg-(?:chart|diagram)".*?</figure>', re.DOTALL)
+
+
+def test_charts_are_the_same_bytes_in_both(sites: Sites) -> None:
+    """A chart or diagram is raw HTML the builders pass through: the same SVG, caption and links in
+    both. Zensical removes the search marker (data-search-exclude) once it has read it; MkDocs keeps it."""
+
+    def figures(path: Path) -> list[str]:
+        return [f.replace(' data-search-exclude=""', "") for f in _FIGURE.findall(path.read_text(encoding="utf-8"))]
+
+    charted = []
+    for page in sorted((sites["mkdocs"] / "terms").glob("*/index.html")):
+        found = figures(page)
+        assert found == figures(sites["zensical"] / page.relative_to(sites["mkdocs"])), page.parent.name
+        assert all("data-search-exclude" in f for f in _FIGURE.findall(page.read_text(encoding="utf-8")))
+        charted += [page.parent.name] * len(found)
+    assert {"occupancy", "memory-latency", "memory-bandwidth", "memory-coalescing"} <= set(charted), charted
+    assert {"bank-conflict", "warp-divergence", "pinned-memory", "tensor-core"} <= set(charted), charted
+    assert {"streaming-multiprocessor", "thread-block", "jit-compilation"} <= set(charted), charted

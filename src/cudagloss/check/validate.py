@@ -16,7 +16,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+from cudagloss.check.charts import chart_diagnostics
 from cudagloss.check.claims import claim_diagnostics
+from cudagloss.check.diagrams import diagram_diagnostics
 from cudagloss.check.entries import Entry, Ref
 from cudagloss.check.fields import emails, future_dates, shown, source_url_mistake
 from cudagloss.check.markdown_fields import field_position, markdown_fields, typed_numbers
@@ -242,6 +244,8 @@ def term_diagnostics(
     out += claim_diagnostics(t, measurements)
     out += worked_diagnostics(t, measurements, facts)
     out += singular_gpu(t, measurements)
+    out += chart_diagnostics(t, measurements, facts)
+    out += diagram_diagnostics(t, measurements, facts)
     used: set[int] = set()
     out += typed_numbers(t, measurements, facts, used)
     return out, used

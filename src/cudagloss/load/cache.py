@@ -67,6 +67,17 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
+def folder_digest(folder: Path) -> str:
+    """The digest of every file's name and bytes under folder (the diagrams terms draw from):
+    a changed drawing is checked again, its terms' verdicts are not taken from the cache."""
+    h = hashlib.blake2b(digest_size=20)
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        if path.is_file():
+            h.update(path.relative_to(folder).as_posix().encode("utf-8", "surrogatepass") + b"\0")
+            h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def context_digest(*parts: str) -> str:
     """The digest of everything besides a file's bytes that its checks depend on."""
     h = hashlib.blake2b(digest_size=20)

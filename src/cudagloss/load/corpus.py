@@ -16,7 +16,7 @@ from cudagloss.check.typed_numbers import fact_mistakes
 from cudagloss.check.validate import corpus_diagnostics, term_diagnostics
 from cudagloss.check.worked import fact_value_mistakes
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
-from cudagloss.load.cache import CheckCache, Checked, context_digest, digest
+from cudagloss.load.cache import CheckCache, Checked, context_digest, digest, folder_digest
 from cudagloss.load.changes import Changes
 from cudagloss.load.facts import FACTS_FILE, load_facts
 from cudagloss.load.terms import (
@@ -29,6 +29,7 @@ from cudagloss.load.terms import (
     term_files,
     term_from_text,
 )
+from cudagloss.model.chart_spec import DIAGRAMS_DIR
 from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet
 
@@ -93,7 +94,10 @@ def _run(
     diagnostics += found
     folder_shown = display_path(folder, root)  # diagnostics name files by it: part of the context
     context = context_digest(
-        measurements.fingerprint if measurements is not None else "no measurements", repr(facts), folder_shown
+        measurements.fingerprint if measurements is not None else "no measurements",
+        repr(facts),
+        folder_shown,
+        folder_digest(folder / DIAGRAMS_DIR),
     )
     store = CheckCache.open(folder, context) if cache else CheckCache(None, context)
     terms: list[LoadedTerm] = []

@@ -24,15 +24,16 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Literal
 
 from cudagloss.errors import did_you_mean
+from cudagloss.model.charts import find_chart, find_diagram
 from cudagloss.model.measurements import CitationError, MeasurementSet, resolve, resolve_pair
 from cudagloss.model.refs import REF, Ref, read_ref
 from cudagloss.model.term import Source, Term
 from cudagloss.model.worked import WorkedExample
 from cudagloss.text.spans import code_ranges, position
 
-Param = Literal["experiment", "result", "value", "source", "worked"]
+Param = Literal["experiment", "result", "value", "source", "worked", "chart", "diagram"]
 """What one string argument names: an experiment id, a result name, experiment.result, a source id,
-a worked example's id."""
+a worked example's id, the id of one of the term's charts or diagrams."""
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,22 @@ DIRECTIVES: dict[str, Spec] = {
             "one of the term's worked examples: its steps with the values each node measured, checked against them",
             "a worked example",
             lambda term, _, d: find_worked(term, d.args[0]),
+        ),
+        Spec(
+            "chart",
+            ("chart",),
+            'chart("chart-id")',
+            "a chart of one of the term's `charts:`, drawn from the measurement files, with its data table",
+            "charts",
+            lambda term, _, d: find_chart(term, d.args[0]),  # the chart itself is checked at its own lines
+        ),
+        Spec(
+            "diagram",
+            ("diagram",),
+            'diagram("diagram-id")',
+            "one of the term's `diagrams:`, an SVG file from diagrams/ through the sanitiser, its labels measured",
+            "diagrams",
+            lambda term, _, d: find_diagram(term, d.args[0]),  # the file is checked at its own lines
         ),
     )
 }

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from cudagloss.model.chart_spec import Chart, Diagram
 from cudagloss.model.limits import (
     BODY_MAX,
     ITEMS_MAX,
@@ -241,6 +242,19 @@ class Term:
             "Conclusions the body draws from measured values, each with the condition that must hold "
             "on every node that measured them.",
             max_items=ITEMS_MAX,
+        ),
+    )
+    charts: list[Chart] = field(
+        default_factory=list,
+        metadata=doc(
+            "Charts of cited experiments' results, each shown where the body writes {{ chart('id') }}.",
+            max_items=ITEMS_MAX,
+        ),
+    )
+    diagrams: list[Diagram] = field(
+        default_factory=list,
+        metadata=doc(
+            "SVG drawings from diagrams/, each shown where the body writes {{ diagram('id') }}.", max_items=ITEMS_MAX
         ),
     )
     worked: list[WorkedExample] = field(

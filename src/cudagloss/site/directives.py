@@ -13,11 +13,14 @@ within noise, from" otherwise.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
+from pathlib import Path
 
 from markupsafe import Markup
 
+from cudagloss.model.charts import find_chart, find_diagram, resolve_chart
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
 from cudagloss.model.corpus import FactValue
 from cudagloss.model.directives import Directive, Handler, find_source, find_worked
@@ -30,6 +33,8 @@ from cudagloss.model.term import Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
 from cudagloss.model.workings import NodeWork, work
 from cudagloss.site import escape
+from cudagloss.site.charts import ChartView, chart_view, mark
+from cudagloss.site.diagrams import diagram_view
 from cudagloss.site.worked import anchor, measured_text, render
 
 
@@ -41,6 +46,7 @@ class ValueCiter:
         self.measurements = measurements
         self.page_uri = page_uri
         self.used: list[tuple[str, str]] = []
+        self.charts: list[ChartView] = []
 
     def href(self, experiment: str, anchor: str = "") -> str:
         base = relative_href(measurement_src_uri(experiment), self.page_uri)
@@ -216,8 +222,10 @@ def handlers(
     page_uri: str,
     checks: LinkChecks | None = None,
     facts: Sequence[FactValue] = (),
+    root: Path | None = None,
 ) -> tuple[dict[str, Handler], ValueCiter]:
-    """The page's handler of each directive, and the citer that remembers the values they cited."""
+    """The page's handler of each directive, and the citer that remembers the values they cited;
+    root: where diagram files are read from (the repository's root)."""
     citer = ValueCiter(term, measurements, page_uri)
 
     def measured(d: Directive) -> str:
@@ -237,4 +245,21 @@ def handlers(
         index = term.worked.index(find_worked(term, d.args[0]))
         return render(work(term, index, measurements, facts), citer.worked_link)
 
-    return {"measured": measured, "cite": cite, "compare": compare, "listing": listing, "worked": worked}, citer
+    def chart(d: Directive) -> str:
+        data = resolve_chart(term, measurements, find_chart(term, d.args[0]))
+        row = functools.partial(_row, citer, data.experiment)
+        citer.charts.append(chart_view(data, row))
+        return mark(len(citer.charts) - 1)
+
+    def diagram(d: Directive) -> str:
+        found = find_diagram(term, d.args[0])
+        citer.charts.append(diagram_view(root or Path("."), term, measurements, found, functools.partial(_row, citer)))
+        return mark(len(citer.charts) - 1)
+
+    found = {"measured": measured, "cite": cite, "compare": compare, "listing": listing, "worked": worked}
+    return {**found, "chart": chart, "diagram": diagram}, citer
+
+
+def _row(citer: ValueCiter, experiment: str, node: str, name: str) -> str:
+    """A result's row as a Markdown link's target (the builders rewrite it into the page's address)."""
+    return citer.href(experiment, escape.ident(result_anchor(node, name)))

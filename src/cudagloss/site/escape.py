@@ -29,6 +29,7 @@ from typing import Any
 from markupsafe import Markup
 
 from cudagloss.model.urls import SAFE_SCHEMES, url_problem
+from cudagloss.text.svg import SVG_ATTRIBUTES, SVG_TAGS, fetches
 
 # Characters Markdown acts on wherever they are (backslash escapes, valid in CommonMark and
 # Python-Markdown with its tables extension), and HTML's specials as entities.
@@ -145,10 +146,12 @@ def json_ld(data: dict[str, Any]) -> str:
 
 
 # What the page templates, Python-Markdown (tables, admonitions, toc, details, highlight)
-# and Material's markup use; anything else is dropped with its attributes. No <img>: an
-# image would be fetched from another site by every reader's browser.
+# and Material's markup use, and inline SVG (cudagloss.text.svg: charts and diagrams); anything
+# else is dropped with its attributes.
+# No <img>: an image would be fetched from another site by every reader's browser.
 _TAGS = frozenset(
     [
+        *SVG_TAGS,
         "a",
         "abbr",
         "b",
@@ -208,6 +211,8 @@ _ATTRIBUTES = {
     "td": {"colspan", "rowspan", "style"},
     "th": {"colspan", "rowspan", "style"},
     "details": {"open"},
+    "figure": {"data-search-exclude"},  # a chart or diagram: its labels and ticks are not words to search
+    **SVG_ATTRIBUTES,
 }
 
 
@@ -218,6 +223,8 @@ page content must never carry them (a heading '## __config' gets that id from to
 
 
 def _attribute(element: str, attribute: str, value: str) -> str | None:
+    if attribute not in ("href", "title", "style") and fetches(value):  # SVG paint such as fill="url(https://...)"
+        return None
     if attribute == "id":
         return None if _THEME_NAME.match(value) else value
     if attribute == "class":

@@ -34,6 +34,7 @@ from cudagloss.model.urls import (
 from cudagloss.site import escape
 from cudagloss.site.autolink import AutoLinker, link_target
 from cudagloss.site.body import render_body
+from cudagloss.site.charts import ChartView, place
 from cudagloss.site.environment import author_markdown, href, make_environment, render
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
 from cudagloss.site.measurement_views import measurement_view, measurements_index_view, raw_files
@@ -105,26 +106,34 @@ class Renderer:
     # -- preparation -----------------------------------------------------------------
 
     def _prepare_body(self, t: LoadedTerm) -> LinkedBody:
-        text, cited = render_body(
+        text, cited, charts = render_body(
             t.term,
             self.corpus.measurements,
             term_src_uri(t.slug),
             self.state.bodies,
             self.corpus.link_checks,
             self.corpus.facts.values,
+            t.file.parent,  # diagram files are named from the terms folder (check.diagrams.diagrams_root)
         )
-        key = (t.slug, text, cited, self._links_key)
-        return self.state.linked.get(key, lambda: self._link_body(t.slug, text, cited))
+        key = (t.slug, text, cited, charts, self._links_key)
+        return self.state.linked.get(key, lambda: self._link_body(t.slug, text, cited, charts))
 
-    def _link_body(self, slug: str, text: str, cited: tuple[tuple[str, str], ...]) -> LinkedBody:
+    def _link_body(
+        self, slug: str, text: str, cited: tuple[tuple[str, str], ...], charts: tuple[ChartView, ...]
+    ) -> LinkedBody:
         text = neutralize_html(text)
         explicit = {s for s in map(_linked_slug, link_targets(text)) if s is not None and s in self.corpus}
         text, auto = self.linker.link(text, slug, term_src_uri(slug), already=explicit)
-        return LinkedBody(text, frozenset(explicit | auto), cited)
+        return LinkedBody(text, frozenset(explicit | auto), cited, charts)
 
-    def body(self, slug: str) -> Markup:
-        """A term's body as its page shows it: rendered, linked and safe."""
-        return Markup(self._bodies[slug].markdown.strip("\n"))
+    def body(self, slug: str, *, page: bool = True) -> Markup:
+        """A term's body as its page shows it (page) or the exports do: rendered, linked and
+        safe, its charts placed (the figure on a page, the data table in an export)."""
+        linked = self._bodies[slug]
+        return Markup(place(linked.markdown, linked.charts, page=page).strip("\n"))
+
+    def has_charts(self, slug: str) -> bool:
+        return bool(self._bodies[slug].charts)
 
     def cited(self, slug: str) -> tuple[tuple[str, str], ...]:
         """The (experiment, result) pairs a term's body shows, from its prepared body."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup
 
 from cudagloss.site.bytecode import MemoryBytecodeCache
+from cudagloss.site.charts import ChartView
 from cudagloss.site.incremental import BuildMemory
 from cudagloss.site.memo import Memo, Pinned
 from cudagloss.site.views import TermPage
@@ -37,14 +38,19 @@ class LinkedBody:
     """Slugs of the terms the body links to, explicitly or by auto-linking."""
     cited: tuple[tuple[str, str], ...] = ()
     """(experiment, result) pairs the body shows, in order of first mention."""
+    charts: tuple[ChartView, ...] = ()
+    """The body's charts, placed at their marks in markdown when a page or an export shows it."""
 
 
 @dataclass(eq=False)
 class RenderState:
     """Every memo of the render stage; the sizes bound memory at about five thousand terms."""
 
-    bodies: Memo[tuple[str, tuple[tuple[str, str], ...]]] = field(default_factory=lambda: Memo(1 << 14))
-    """A body with its directives expanded, and the values it cited (site.body)."""
+    bodies: Memo[tuple[str, tuple[tuple[str, str], ...], tuple[ChartView, ...]]] = field(
+        default_factory=lambda: Memo(1 << 14)
+    )
+    """A body with its directives expanded, the values it cited and its charts (site.body): charts
+    are drawn once per body, measurements and page."""
     linked: Memo[LinkedBody] = field(default_factory=lambda: Memo(1 << 14))
     """A body auto-linked against the set of link targets (site.renderer)."""
     link_sets: Memo[object] = field(default_factory=lambda: Memo(64))

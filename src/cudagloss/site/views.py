@@ -191,6 +191,8 @@ class TermPage:
     """The terms before and after in the reading order (the sections, each in its stated order)."""
     report: Markup | None = None
     """A new issue in the repository, prefilled with the page's values and provenance (site/report.py)."""
+    body_text: Markup | None = None
+    """The body as the exports show it, its charts as tables; None where it has no chart."""
 
 
 # -- the home page and section pages --------------------------------------------------------
