@@ -126,7 +126,8 @@ def test_fixture_gives_every_result_and_passing_gates() -> None:
     assert got["driver_ctx_synchronize"].value == 1.5 and got["driver_ctx_synchronize"].unit == "µs"
     assert got["runtime_alloc_free_1mib"].value == 14.0
     assert "cudaMalloc+cudaFree" in got["runtime_alloc_free_1mib"].description
-    assert "no sync" in got["driver_launch_submit"].description
+    assert "host submission cost" in got["driver_launch_submit"].description
+    assert "not GPU time" in got["driver_launch_submit"].description
     assert got["cuda_driver_version"].value == "13.0" and got["cuda_runtime_version"].value == "13.3"
     assert got["runtime_newer_than_driver"].value is True and got["runtime_launch_kernel_bound"].value is False
     assert got["nvml_cuda_driver_version"].value == "13.0" and got["nvml_driver_version"].value == "580.159.04"

@@ -91,7 +91,10 @@ NO_WORK, SYNC, ALLOC = (
     "synchronize an idle device",
     "allocate and free 1 MiB of device memory",
 )
-LAUNCH = "submit an empty kernel (one block of 32 threads) to the default stream, no sync"
+LAUNCH = (
+    "host submission cost of an empty kernel (one block of 32 threads) on the default stream, not GPU time "
+    "(one cuCtxSynchronize after each batch, outside the timing)"
+)
 CALLS = [  # (kind, side, result name, the call, what it does)
     ("version", "driver", "driver_version_call", "cuDriverGetVersion", NO_WORK),
     ("version", "runtime", "runtime_version_call", "cudaRuntimeGetVersion", NO_WORK),
@@ -180,7 +183,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
 
 
 def _host(name: str, samples: list[float], unit: str, what: str, taken: str) -> Result:
-    description = f"host cost: {what}, from Python (cuda-bindings), perf_counter, {taken} (median); {HOST}"
+    description = f"host cost: {what}, from Python (cuda-bindings), timed with perf_counter ({taken}); {HOST}"
     rounded = [round(s, 4) for s in samples]
     return Result(name, round(statistics.median(samples), 4), unit, description, rounded, method="host")
 
@@ -220,7 +223,7 @@ def summarise(raw: dict[str, Any], repeats: int) -> Outcome:
 
 def _results(raw: dict[str, Any]) -> list[Result]:
     out: list[Result] = []
-    rounds = f"median of {len(raw['compile_s']['small_ptx'])} compiles"
+    rounds = f"median of {len(raw['compile_s']['small_ptx'])} compiles, NVRTC already loaded"
     for size, (_, file) in KERNELS.items():
         for kind, target in (("ptx", raw["virtual"]), ("cubin", raw["arch"])):
             ms = [s * 1000 for s in raw["compile_s"][f"{size}_{kind}"]]
@@ -233,7 +236,8 @@ def _results(raw: dict[str, Any]) -> list[Result]:
         )
     for kind, side, name, call, what in CALLS:
         if samples := raw[f"{side}_us"].get(kind):
-            taken = f"{len(samples)} batches of {raw['calls'][kind]} calls, mean per call of each"
+            each = "alloc+free pairs" if kind == "alloc" else "calls"
+            taken = f"median of {len(samples)} batches of {raw['calls'][kind]} {each}, each batch's mean per call"
             out.append(_host(name, samples, "µs", f"{call} ({side} API): {what}", taken))
     runtime, versions, nvml = raw["runtime"], raw["versions"], raw["nvml"]
     out += [
@@ -249,7 +253,7 @@ def _results(raw: dict[str, Any]) -> list[Result]:
             "cuda_driver_version",
             host_calls.version_text(versions["driver"]),
             "",
-            "cuDriverGetVersion: the CUDA version of libcuda",
+            "cuDriverGetVersion: the newest CUDA version the driver (libcuda) supports",
         ),
         Result("nvrtc_version", versions["nvrtc"], "", "nvrtcVersion: NVRTC's major.minor"),
     ]
