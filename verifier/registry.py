@@ -20,6 +20,7 @@ from verifier.experiments import (
     coalescing,
     device_limits,
     fp32_throughput,
+    host_costs,
     host_transfer,
     jit_cache,
     launch_overhead,
@@ -53,6 +54,7 @@ EXPERIMENTS: list[ModuleType] = [
     atomics,
     peer_access,
     peer_copy,
+    host_costs,
 ]
 SHARED = [
     "runner.py",
