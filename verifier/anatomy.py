@@ -4,7 +4,7 @@ The measurement page shows a reader the kernels an experiment compiles (CUDA C++
 NVRTC gets them) and the driver and NVRTC functions that produced its values, read from the
 code itself so the page cannot drift from it. Kernels: every upper-case string constant with a
 `__global__` or an `.entry` in it, in the experiment's module and in the verifier.kernels
-modules it imports. Calls: the `cu*`/`nvrtc*` names its module writes (`drv.cuMemcpyDtoDAsync`,
+modules it imports. Calls: the `cu*`/`cuda*`/`nvrtc*`/`nvml*` names its module writes (`drv.cuMemcpyDtoDAsync`,
 `check("cuMemGetInfo", ...)`), and those of each helper it calls in verifier/gpu.py and
 verifier/cuda.py (`gpu.time_graph(...)` is cuGraphInstantiate, cuGraphLaunch, cuEventRecord
 and the rest), followed through the helpers that call each other. Standard library only, and
@@ -24,8 +24,11 @@ HERE = Path(__file__).resolve().parent
 HELPERS = ("gpu.py", "cuda.py")
 """The verifier's own wrappers of the driver API whose calls an experiment's calls stand for
 (with the modules it names in USES and the verifier.kernels modules it imports)."""
-API = re.compile(r"(?:cu|nvrtc|nvFatbin)[A-Z][A-Za-z0-9_]*")
-REPORTING = frozenset({"cuGetErrorName", "cuGetErrorString", "nvrtcGetErrorString", "nvrtcResult", "nvFatbinError"})
+API = re.compile(r"(?:cuda|cu|nvrtc|nvFatbin|nvml)[A-Z][A-Za-z0-9_]*")
+REPORTING = frozenset(
+    {"cuGetErrorName", "cuGetErrorString", "nvrtcGetErrorString", "nvrtcResult", "nvFatbinError"}
+    | {"cudaGetErrorName", "cudaGetErrorString", "cudaError_t", "cudaSuccess", "nvmlReturn_t"}
+)
 """Names that only word an error (or are a type): not calls that produced a value."""
 
 
@@ -55,9 +58,18 @@ def kernels(module: ModuleType, root: Path) -> tuple[KernelSource, ...]:
 
 
 def _names(node: ast.AST) -> set[str]:
-    """The API functions written in node: attributes (drv.cuX) and whole string constants ("cuX")."""
+    """The API functions written in node: attributes (drv.cuX) and whole string constants ("cuX"),
+    except a name asked about (hasattr(runtime, "cudaX")), which is not a call."""
+    asked = {
+        id(arg)
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "hasattr"
+        for arg in sub.args[1:]
+    }
     out = set()
     for sub in ast.walk(node):
+        if id(sub) in asked:
+            continue
         text = sub.attr if isinstance(sub, ast.Attribute) else sub.value if isinstance(sub, ast.Constant) else None
         if isinstance(text, str) and API.fullmatch(text):
             out.add(text)

@@ -11,7 +11,7 @@ import markdown
 import pytest
 from verifier.anatomy import Helpers, kernels
 from verifier.experiment import ROOT
-from verifier.experiments import memory_bandwidth, memory_latency, peer_copy, tensor_core
+from verifier.experiments import host_costs, memory_bandwidth, memory_latency, peer_copy, tensor_core
 from verifier.registry import EXPERIMENTS, catalog, experiment_hash
 
 from cudagloss.site import escape
@@ -36,6 +36,13 @@ def test_calls_follow_the_helpers_and_the_child_processes_and_leave_out_error_wo
     assert not {"cuGetErrorName", "cuGetErrorString", "nvrtcResult"} & set(bandwidth)  # error wording, a type
     assert "cuMemcpyPeerAsync" in helpers.api_calls(peer_copy)  # in verifier/peer_pair.py, run by spawn()
     assert list(bandwidth) == sorted(bandwidth)
+
+
+def test_runtime_and_nvml_calls_count_and_a_name_only_asked_about_does_not() -> None:
+    calls = set(Helpers().api_calls(host_costs))
+    assert {"cudaMalloc", "cudaDeviceSynchronize", "nvmlSystemGetDriverVersion"} <= calls
+    assert "cudaLaunchKernel" not in calls  # only hasattr(runtime, "cudaLaunchKernel"): cuda-python binds none
+    assert not {"cudaGetErrorName", "cudaError_t"} & calls
 
 
 def test_the_catalog_hashes_as_before_with_each_file_read_once() -> None:
