@@ -17,11 +17,13 @@ from verifier.experiments import (
     arch_matrix,
     atomics,
     bank_conflicts,
+    blackwell_on_hopper,
     coalescing,
     device_limits,
     fp32_throughput,
     host_transfer,
     jit_cache,
+    launch_limits,
     launch_overhead,
     memory_bandwidth,
     memory_latency,
@@ -30,6 +32,7 @@ from verifier.experiments import (
     peer_access,
     peer_copy,
     ptx_jit,
+    register_spilling,
     tensor_core,
     warp_divergence,
 )
@@ -53,6 +56,9 @@ EXPERIMENTS: list[ModuleType] = [
     atomics,
     peer_access,
     peer_copy,
+    launch_limits,
+    register_spilling,
+    blackwell_on_hopper,
 ]
 SHARED = [
     "runner.py",
