@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -194,9 +195,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
                 "differ_from_base": int(np.count_nonzero(got.view(np.uint32) != base.view(np.uint32))),
             }
             probed = [*args, np.uint64(probe)]
-            variant["timed"] = gpu.time(
-                lambda fn=fn, probed=probed: gpu.launch(fn, grid, BLOCK, probed), probe=probe
-            ).raw()
+            variant["timed"] = gpu.time(partial(gpu.launch, fn, grid, BLOCK, probed), probe=probe).raw()
     raw["expected"] = [float(v) for v in expected(x[picked], ROUNDS)]
     return summarise(raw, attrs)
 
