@@ -58,6 +58,17 @@ def fixture(**change: Any) -> dict[str, Any]:
     return raw | change
 
 
+def recordable(outcome: Any, module: Any) -> None:
+    """The outcome passes the measurement format's rules, which the runner applies before it
+    writes a file: a value they refuse (a zero duration, say) loses the whole run on the GPU."""
+    from cudagloss.model.measurement import Measurement, parse_measurement
+
+    made = Measurement(
+        module.ID, module.PURPOSE, "sha256:fixture", "ok", {"node": "fixture"}, outcome.gates, outcome.results
+    )
+    parse_measurement(made.to_json(), "fixture.json")
+
+
 def values(outcome: Any) -> dict[str, Any]:
     return {r.name: r.value for r in outcome.results}
 
@@ -86,6 +97,7 @@ def test_one_line_is_the_first_error_with_its_spaces_squeezed() -> None:
 
 def test_fixture_gives_every_result_and_passing_gates() -> None:
     outcome = bh.summarise(fixture(), "9.0")
+    recordable(outcome, bh)
     assert [(g.name, g.passed) for g in outcome.gates] == [
         ("the control (no tensor memory, built for this GPU) loads and runs", True),
         ("NVRTC refuses the tcgen05 kernel for sm_90a (it is Blackwell-only code)", True),
@@ -105,6 +117,7 @@ def test_on_a_blackwell_gpu_the_cubin_must_run_and_on_hopper_it_must_not() -> No
     raw = fixture()
     raw["load"]["sm_100a"] = {"ok": True, "jit_log": "", "address": 0, "ran": True}
     assert bh.summarise(raw, "10.0").gates[-1].passed
+    recordable(bh.summarise(raw, "10.0"), bh)
     assert values(bh.summarise(raw, "10.0"))["sm_100a_load"] == "runs"
     hopper = bh.summarise(raw, "9.0").gates[-1]
     assert not hopper.passed and hopper.detail == "9.0: ran"
@@ -125,5 +138,6 @@ def test_an_nvrtc_without_sm_100a_or_a_kernel_hopper_accepts_is_said_so() -> Non
 def test_a_control_that_fails_stops_the_results() -> None:
     raw = fixture(control=load_error("CUDA_ERROR_INVALID_IMAGE", 200, "device kernel image is invalid"))
     outcome = bh.summarise(raw, "9.0")
+    recordable(outcome, bh)
     assert [g.passed for g in outcome.gates] == [False] and outcome.results == []
     assert "CUDA_ERROR_INVALID_IMAGE" in outcome.gates[0].detail

@@ -74,6 +74,17 @@ def fixture(**change: Any) -> dict[str, Any]:
     return raw | change
 
 
+def recordable(outcome: Any, module: Any) -> None:
+    """The outcome passes the measurement format's rules, which the runner applies before it
+    writes a file: a value they refuse (a zero duration, say) loses the whole run on the GPU."""
+    from cudagloss.model.measurement import Measurement, parse_measurement
+
+    made = Measurement(
+        module.ID, module.PURPOSE, "sha256:fixture", "ok", {"node": "fixture"}, outcome.gates, outcome.results
+    )
+    parse_measurement(made.to_json(), "fixture.json")
+
+
 def values(outcome: Any) -> dict[str, Any]:
     return {r.name: r.value for r in outcome.results}
 
@@ -97,6 +108,7 @@ def test_each_case_is_at_or_one_past_its_limit() -> None:
 
 def test_fixture_gives_every_result_and_passing_gates() -> None:
     outcome = ll.summarise(fixture(), ATTRS)
+    recordable(outcome, ll)
     assert [(g.name, g.passed) for g in outcome.gates if not g.passed] == []
     assert len(outcome.gates) == 5
     got = values(outcome)
@@ -141,6 +153,7 @@ def test_an_sm_id_past_the_count_or_a_missing_block_fails_and_shared_sms_are_rep
     raw["placement"]["sms"] = [[[140 if b == 5 else b, 144, 1000 + b, 30_000, 39_600] for b in range(132)]]
     raw["placement"]["1"] = [[[0, 132, 0, 0, 0]]]
     outcome = ll.summarise(raw, ATTRS)
+    recordable(outcome, ll)
     gates = {g.name: g for g in outcome.gates}
     assert not gates["every block recorded an SM id below the SM count (132)"].passed
     assert "SM 140" in gates["every block recorded an SM id below the SM count (132)"].detail
@@ -148,3 +161,16 @@ def test_an_sm_id_past_the_count_or_a_missing_block_fails_and_shared_sms_are_rep
     got = values(outcome)
     assert got["placement_8_own_sm"] is False and got["placement_8_distinct_sms"] == 4
     assert "placement_1_blocks" not in got and got["nsmid"] == 144
+
+
+def test_blocks_that_all_start_in_one_timer_tick_give_no_zero_duration() -> None:
+    raw = fixture()
+    raw["placement"]["8"] = [[[b, 132, 5000, 25_000, 39_600] for b in range(8)]] * ll.REPEATS
+    raw["placement"]["sms"] = [*raw["placement"]["sms"][:2], [[b, 132, 5000, 25_000, 39_600] for b in range(132)]]
+    outcome = ll.summarise(raw, ATTRS)
+    recordable(outcome, ll)
+    spread = {r.name: r for r in outcome.results if r.name.endswith("_start_spread")}
+    assert spread["placement_8_start_spread"].value is None and spread["placement_8_start_spread"].samples == []
+    assert spread["placement_sms_start_spread"].value == 1.31 and len(spread["placement_sms_start_spread"].samples) == 2
+    assert "median of the 2 runs" in spread["placement_sms_start_spread"].description
+    assert "placement_1_start_spread" not in spread

@@ -47,6 +47,17 @@ def fixture(ms: dict[int, float] | None = None, **change: Any) -> dict[str, Any]
     return {"threads": THREADS, "variants": variants, "expected": want} | change
 
 
+def recordable(outcome: Any, module: Any) -> None:
+    """The outcome passes the measurement format's rules, which the runner applies before it
+    writes a file: a value they refuse (a zero duration, say) loses the whole run on the GPU."""
+    from cudagloss.model.measurement import Measurement, parse_measurement
+
+    made = Measurement(
+        module.ID, module.PURPOSE, "sha256:fixture", "ok", {"node": "fixture"}, outcome.gates, outcome.results
+    )
+    parse_measurement(made.to_json(), "fixture.json")
+
+
 def values(outcome: Any) -> dict[str, Any]:
     return {r.name: r.value for r in outcome.results}
 
@@ -88,6 +99,7 @@ def test_the_checked_threads_span_the_grid() -> None:
 
 def test_fixture_gives_every_result_and_passing_gates() -> None:
     outcome = rs.summarise(fixture(), ATTRS)
+    recordable(outcome, rs)
     assert [(g.name, g.passed) for g in outcome.gates if not g.passed] == []
     assert len(outcome.gates) == 6
     got = values(outcome)
@@ -97,7 +109,7 @@ def test_fixture_gives_every_result_and_passing_gates() -> None:
     assert got["cap255_ptxas_line"] == "ptxas . 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
     assert got["nocap_registers"] == 80 and "nocap_time_median" not in got
     assert got["cap255_occupancy"] == 37.5 and got["cap32_occupancy"] == 100.0 and got["cap64_blocks_per_sm"] == 4
-    assert got["cap255_time_median"] == 0.8 and got["cap32_clock"] == 1980
+    assert got["cap255_time_median"] == 0.8 and got["cap32_clock"] == 1980 and got["block_size"] == 256
     assert got["cap64_slowdown"] == 1.5 and got["cap32_slowdown"] == 10.0 and "cap255_slowdown" not in got
     assert outcome.repeats == 12
 
@@ -106,6 +118,7 @@ def test_wrong_outputs_fail_and_report_nothing() -> None:
     raw = fixture()
     raw["variants"][32]["checked"][7] *= 1.001
     outcome = rs.summarise(raw, ATTRS)
+    recordable(outcome, rs)
     assert [g.passed for g in outcome.gates] == [False] and outcome.results == []
     assert "cap 32: 1.00e-03" in outcome.gates[0].detail
     raw = fixture()

@@ -42,9 +42,9 @@ PURPOSE = (
 USES = ("gpu.py",)
 
 ATTRIBUTES = {
-    "max_block_dim_x": ("MAX_BLOCK_DIM_X", "threads", "largest block size in x"),
-    "max_block_dim_y": ("MAX_BLOCK_DIM_Y", "threads", "largest block size in y"),
-    "max_block_dim_z": ("MAX_BLOCK_DIM_Z", "threads", "largest block size in z"),
+    "max_block_dim_x": ("MAX_BLOCK_DIM_X", "threads/block", "largest block size in x"),
+    "max_block_dim_y": ("MAX_BLOCK_DIM_Y", "threads/block", "largest block size in y"),
+    "max_block_dim_z": ("MAX_BLOCK_DIM_Z", "threads/block", "largest block size in z"),
     "max_grid_dim_x": ("MAX_GRID_DIM_X", "blocks", "largest grid size in x"),
     "max_grid_dim_y": ("MAX_GRID_DIM_Y", "blocks", "largest grid size in y"),
     "max_grid_dim_z": ("MAX_GRID_DIM_Z", "blocks", "largest grid size in z"),
@@ -277,15 +277,13 @@ def placement(outcome: Outcome, raw: dict[str, Any], sms: int) -> None:
             Result(f"placement_{key}_distinct_sms", min(distinct), "SMs", f"distinct %smid values in {grid}, fewest"),
             Result(f"placement_{key}_most_on_one_sm", max(most), "blocks", f"most blocks on one SM in {grid}"),
             Result(f"placement_{key}_co_resident", all(together), "", f"every block started before any ended, {grid}"),
-            Result(
-                f"placement_{key}_start_spread",
-                round(statistics.median(spread), 3),
-                "µs",
-                f"last block's start minus the first's (%globaltimer), {grid}, median",
-                [round(s, 3) for s in spread],
-                method="in-kernel",
-            ),
         )
+        if n > 1:  # a duration is positive: a run whose blocks all started in one timer tick gives none
+            ticks = [round(s, 3) for s in spread if s]
+            what = f"last block's start minus the first's (%globaltimer), {grid}; median of the {len(ticks)} runs "
+            what += "whose blocks did not all start in one tick"
+            median = statistics.median(ticks) if ticks else None
+            outcome.add(Result(f"placement_{key}_start_spread", median, "µs", what, ticks, method="in-kernel"))
         if n <= sms:
             own, what = all(d == n for d in distinct), f"every block on an SM of its own in every run, {grid}"
             outcome.add(Result(f"placement_{key}_own_sm", own, "", what))

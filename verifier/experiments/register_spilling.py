@@ -232,6 +232,7 @@ def summarise(raw: dict[str, Any], attrs: dict[str, Any]) -> Outcome:
         Result("values_per_thread", VALUES, "floats", "floats each thread keeps live in its array"),
         Result("rounds", ROUNDS, "", "loop turns, each updating every value with two fmaf"),
         Result("threads_launched", raw["threads"], "threads", f"threads in the grid ({BLOCK} per block)"),
+        Result("block_size", BLOCK, "threads/block", "threads per block of every launch and occupancy query"),
     )
     nocap = variants.get("nocap")
     if nocap is not None:
