@@ -17,12 +17,14 @@ from verifier.experiments import (
     arch_matrix,
     atomics,
     bank_conflicts,
+    blackwell_on_hopper,
     coalescing,
     device_limits,
     fp32_throughput,
     host_costs,
     host_transfer,
     jit_cache,
+    launch_limits,
     launch_overhead,
     memory_bandwidth,
     memory_latency,
@@ -31,6 +33,7 @@ from verifier.experiments import (
     peer_access,
     peer_copy,
     ptx_jit,
+    register_spilling,
     tensor_core,
     warp_divergence,
 )
@@ -55,6 +58,9 @@ EXPERIMENTS: list[ModuleType] = [
     peer_access,
     peer_copy,
     host_costs,
+    launch_limits,
+    register_spilling,
+    blackwell_on_hopper,
 ]
 SHARED = [
     "runner.py",

@@ -60,6 +60,9 @@ def test_no_gpu_is_one_clear_line_and_a_nonzero_exit() -> None:
 
 AWAITING_FIRST_RUN = {
     "host-costs",
+    "launch-limits",
+    "register-spilling",
+    "blackwell-on-hopper",
 }
 """Experiments registered on a branch made without a GPU, whose first measurement the lead commits
 after running them on a GPU node; each leaves this set with its first committed file."""
