@@ -21,6 +21,7 @@ from verifier.experiments import (
     device_limits,
     fp32_throughput,
     host_transfer,
+    instruction_latency,
     jit_cache,
     launch_overhead,
     memory_bandwidth,
@@ -30,6 +31,7 @@ from verifier.experiments import (
     peer_access,
     peer_copy,
     ptx_jit,
+    special_functions,
     tensor_core,
     warp_divergence,
 )
@@ -53,6 +55,8 @@ EXPERIMENTS: list[ModuleType] = [
     atomics,
     peer_access,
     peer_copy,
+    instruction_latency,
+    special_functions,
 ]
 SHARED = [
     "runner.py",
