@@ -23,6 +23,7 @@ from verifier.experiments import (
     fp32_throughput,
     host_costs,
     host_transfer,
+    instruction_latency,
     jit_cache,
     launch_limits,
     launch_overhead,
@@ -34,6 +35,7 @@ from verifier.experiments import (
     peer_copy,
     ptx_jit,
     register_spilling,
+    special_functions,
     tensor_core,
     warp_divergence,
 )
@@ -61,6 +63,8 @@ EXPERIMENTS: list[ModuleType] = [
     launch_limits,
     register_spilling,
     blackwell_on_hopper,
+    instruction_latency,
+    special_functions,
 ]
 SHARED = [
     "runner.py",

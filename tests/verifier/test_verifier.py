@@ -63,6 +63,8 @@ AWAITING_FIRST_RUN = {
     "launch-limits",
     "register-spilling",
     "blackwell-on-hopper",
+    "instruction-latency",
+    "special-functions",
 }
 """Experiments registered on a branch made without a GPU, whose first measurement the lead commits
 after running them on a GPU node; each leaves this set with its first committed file."""
