@@ -15,6 +15,7 @@ from verifier.anatomy import Helpers, kernels
 from verifier.experiment import ROOT
 from verifier.experiments import (
     arch_matrix,
+    arithmetic_rates,
     atomics,
     bank_conflicts,
     coalescing,
@@ -30,6 +31,7 @@ from verifier.experiments import (
     peer_access,
     peer_copy,
     ptx_jit,
+    shared_memory_bandwidth,
     tensor_core,
     warp_divergence,
 )
@@ -53,6 +55,8 @@ EXPERIMENTS: list[ModuleType] = [
     atomics,
     peer_access,
     peer_copy,
+    shared_memory_bandwidth,
+    arithmetic_rates,
 ]
 SHARED = [
     "runner.py",
