@@ -27,6 +27,10 @@ instruction per clock per scheduler at the peak, like FFMA, so the loop costs it
 about 250 per clock per SM (≈ 97.7%, as fp32-throughput's 250 FLOP/clock/SM). At 1980 MHz: FP64
 132 × 63.5 × 2 × 1.98 GHz ≈ 33 TFLOP/s; FP16 and BF16 ≈ 131 TFLOP/s; INT32 ≈ 33 TOPS (an IMAD
 counted as two operations). FP64 may settle below the maximum clock (the _clock results say).
+
+Seen compiling for sm_90 without a GPU (NVRTC 13.0, cuobjdump 13): each loop body holds 128 DFMA,
+64 HFMA2 + 64 HFMA2.MMA, 64 HFMA2.BF16_V2 + 64 HFMA2.MMA.BF16_V2, and 128 IMAD, beside 3 loop
+instructions; no kernel spills, and each uses at most 29 registers (2048 threads fit an SM).
 """
 
 from __future__ import annotations
