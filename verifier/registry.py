@@ -15,6 +15,7 @@ from verifier.anatomy import Helpers, kernels
 from verifier.experiment import ROOT
 from verifier.experiments import (
     arch_matrix,
+    arithmetic_rates,
     atomics,
     bank_conflicts,
     blackwell_on_hopper,
@@ -36,6 +37,7 @@ from verifier.experiments import (
     ptx_jit,
     register_spilling,
     special_functions,
+    shared_memory_bandwidth,
     tensor_core,
     warp_divergence,
 )
@@ -65,6 +67,8 @@ EXPERIMENTS: list[ModuleType] = [
     blackwell_on_hopper,
     instruction_latency,
     special_functions,
+    shared_memory_bandwidth,
+    arithmetic_rates,
 ]
 SHARED = [
     "runner.py",

@@ -65,6 +65,8 @@ AWAITING_FIRST_RUN = {
     "blackwell-on-hopper",
     "instruction-latency",
     "special-functions",
+    "shared-memory-bandwidth",
+    "arithmetic-rates",
 }
 """Experiments registered on a branch made without a GPU, whose first measurement the lead commits
 after running them on a GPU node; each leaves this set with its first committed file."""
