@@ -15,10 +15,12 @@ from verifier.anatomy import Helpers, kernels
 from verifier.experiment import ROOT
 from verifier.experiments import (
     arch_matrix,
+    async_copy,
     atomics,
     bank_conflicts,
     coalescing,
     device_limits,
+    distributed_shared_memory,
     fp32_throughput,
     host_transfer,
     jit_cache,
@@ -53,6 +55,8 @@ EXPERIMENTS: list[ModuleType] = [
     atomics,
     peer_access,
     peer_copy,
+    async_copy,
+    distributed_shared_memory,
 ]
 SHARED = [
     "runner.py",
