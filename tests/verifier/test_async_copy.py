@@ -22,6 +22,11 @@ ATTRS = {"sm_count": 132, "memory_clock_khz": 3_201_000, "bus_width_bits": 6016,
 RATES = {"plain": 3800.0, "cp_async": 4300.0, "tma": 4400.0, "direct": 4500.0}
 REGISTERS = {"plain": 90, "cp_async": 40, "tma": 31, "direct": 83}
 TOTAL = 34_225_520_640
+DUMP = """
+        /*0400*/                   UMOV UR8, UR4 ;
+        /*0410*/                   UTMALDG.2D [UR8], [UR6] ;
+        /*0420*/                   UTMALDG.2D [UR12], [UR6] ;
+"""
 
 
 def case(gbs: float, registers: int, n: int = 10, **change: Any) -> dict[str, Any]:
@@ -38,6 +43,8 @@ def fixture() -> dict[str, Any]:
     for method in ac.METHODS:
         raw[method] = case(RATES[method], REGISTERS[method])
     raw["tma"]["tensor_map"] = "cuda-python cuTensorMapEncodeTiled"
+    raw["tma"]["sass"] = {"dump": DUMP}
+    raw["plain"]["sass"] = {"missing": "cuobjdump is not on this node's PATH"}
     return raw
 
 
@@ -91,6 +98,8 @@ def test_fixture_gives_every_result_and_passing_gates() -> None:
     assert got["plain_fraction_of_direct"].value == 84.4 and "direct_fraction_of_direct" not in got
     assert got["tma_clock"].value == 1980 and got["array_over_l2"].value == 17.1
     assert got["theoretical_gbs"].value == round(2 * 3_201_000e3 * 6016 / 8 / 1e9, 1)
+    assert got["tma_sass_count"].value == 2 and got["tma_sass_mnemonic"].value == "UTMALDG.2D"
+    assert "plain_sass_count" not in got and "cuobjdump" in str(got["plain_sass_note"].value)
     assert outcome.repeats == 10
 
 

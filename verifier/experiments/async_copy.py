@@ -15,6 +15,10 @@ with the CPU's sum of the same words. The registers each kernel needs per thread
 (cuFuncGetAttribute NUM_REGS) are part of the answer: the plain copy holds its data in
 registers on the way, cp.async and TMA do not, and TMA needs no per-thread addresses either.
 
+What ran: each kernel's cubin is disassembled with cuobjdump where the node has it
+(verifier/sass.py), and the file keeps how many of the instructions its copy shows as it holds
+(OPCODE: STS, LDGSTS, UTMALDG, LDG) and the lines around the first.
+
 Timing: each kernel queued behind the wait kernel (gpu.py: no host time in a sample), samples
 of HBM_SAMPLE_MS or more (the H200's reads were seen to dip for tens of ms: memory-bandwidth),
 the kernels timing themselves with the probe and reading their SM clock. GB/s are 10^9 bytes
@@ -37,16 +41,17 @@ from pathlib import Path
 from typing import Any
 
 from cudagloss.model.measurement import Result
-from verifier.cuda import CudaError, Device, check
+from verifier.cuda import CudaError, Device, check, compile_source
 from verifier.experiment import Outcome, clock_result, failure
 from verifier.kernels import tiles
+from verifier.sass import disassemble, results
 
 ID = "async-copy"
 PURPOSE = (
     "Global to shared memory by plain loads, cp.async and the Tensor Memory Accelerator: GB/s from HBM "
     "against a direct read, and registers per thread"
 )
-USES = ("gpu.py", "timing.py", "launch_ex.py", "kernels/tiles.py")
+USES = ("gpu.py", "timing.py", "launch_ex.py", "sass.py", "kernels/tiles.py")
 
 METHODS = ("plain", "cp_async", "tma", "direct")
 WHAT = {
@@ -57,6 +62,9 @@ WHAT = {
     f"cuTensorMapEncodeTiled), completion on an mbarrier, {tiles.STAGES} tiles in flight",
     "direct": f"the reference: the same tiles read straight into registers, {tiles.STAGES} tiles of loads in flight",
 }
+OPCODE = {"plain": "STS", "cp_async": "LDGSTS", "tma": "UTMALDG", "direct": "LDG"}
+"""The SASS instruction each kernel's copy shows as (the store to shared memory of the plain copy;
+cp.async's load-global-store-shared; the TMA's tensor load), whose lines around the first the file keeps."""
 ROWS, COLS = 65536, 4096
 """The array: 65536 rows of 4096 words, 1 GiB."""
 WORDS = ROWS * COLS
@@ -132,6 +140,10 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
                     "registers": launch_ex.registers(gpu, fn),
                     "resident": int(resident),
                     "tensor_map": made,
+                    # what ran: the same source, name and target through the same NVRTC, disassembled
+                    "sass": disassemble(
+                        compile_source(tiles.SOURCE, f"tiles_{method}.cu", gpu.arch).image, f"tiles_{method}"
+                    ),
                 }
             except CudaError as exc:  # one path failing (say, the tensor map) leaves the others measured
                 raw[method] = {"error": failure(exc.as_result())}
@@ -185,6 +197,8 @@ def summarise(raw: dict[str, Any], attrs: dict[str, int]) -> Outcome:
             ),
             *clock_result(method, data, f"the {method} kernel's samples"),
         )
+        if "sass" in data:
+            outcome.add(*results(method, f"tiles_{method}", OPCODE[method], data["sass"]))
         if method != "direct" and "direct" in median:
             outcome.add(
                 Result(
