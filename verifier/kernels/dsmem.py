@@ -111,6 +111,7 @@ extern "C" __global__ void __launch_bounds__(32) dsmem_latency(int steps, unsign
         flags |= (a == map_to(smem_u32(ring_cl + end), target)) ? 4u : 0u;
         o[8] = flags;
     }
+    __syncwarp();  // the other lanes wait here: nothing of theirs runs beside lane 0's timed chases
     unsigned bad = 0;
     for (unsigned j = lane; j < TAGS; j += 32) bad += ld_cluster(map_to(smem_u32(tag + j), target)) != word(target, j);
     for (unsigned i = lane; i < RING; i += 32) {
