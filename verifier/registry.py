@@ -16,11 +16,13 @@ from verifier.experiment import ROOT
 from verifier.experiments import (
     arch_matrix,
     arithmetic_rates,
+    async_copy,
     atomics,
     bank_conflicts,
     blackwell_on_hopper,
     coalescing,
     device_limits,
+    distributed_shared_memory,
     fp32_throughput,
     host_costs,
     host_transfer,
@@ -69,6 +71,8 @@ EXPERIMENTS: list[ModuleType] = [
     special_functions,
     shared_memory_bandwidth,
     arithmetic_rates,
+    async_copy,
+    distributed_shared_memory,
 ]
 SHARED = [
     "runner.py",

@@ -67,6 +67,8 @@ AWAITING_FIRST_RUN = {
     "special-functions",
     "shared-memory-bandwidth",
     "arithmetic-rates",
+    "async-copy",
+    "distributed-shared-memory",
 }
 """Experiments registered on a branch made without a GPU, whose first measurement the lead commits
 after running them on a GPU node; each leaves this set with its first committed file."""
