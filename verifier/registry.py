@@ -30,6 +30,7 @@ from verifier.experiments import (
     peer_access,
     peer_copy,
     ptx_jit,
+    roofline,
     tensor_core,
     warp_divergence,
 )
@@ -53,6 +54,7 @@ EXPERIMENTS: list[ModuleType] = [
     atomics,
     peer_access,
     peer_copy,
+    roofline,
 ]
 SHARED = [
     "runner.py",
