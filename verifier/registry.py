@@ -22,6 +22,7 @@ from verifier.experiments import (
     fp32_throughput,
     host_transfer,
     jit_cache,
+    latency_hiding,
     launch_overhead,
     memory_bandwidth,
     memory_latency,
@@ -55,6 +56,7 @@ EXPERIMENTS: list[ModuleType] = [
     peer_access,
     peer_copy,
     roofline,
+    latency_hiding,
 ]
 SHARED = [
     "runner.py",
