@@ -91,6 +91,7 @@ def test_fixture_gives_every_result_and_passing_gates() -> None:
     one = SMS * 512 / 400e-9 / 1e9  # one warp, one load: 512 B per SM every 400 ns
     assert got["gbs_ilp1_w1"].value == pytest.approx(one, rel=1e-3) and got["gbs_ilp1_w1"].unit == "GB/s"
     assert got["roundtrip_ilp1_w1"].value == pytest.approx(400, rel=1e-3) and got["roundtrip_ilp1_w1"].unit == "ns"
+    assert got["inflight_ilp1_w1"].value == 512 and got["inflight_ilp4_w64"].value == 64 * 32 * 4 * 16
     assert got["gbs_ilp1_w1_clock"].value == 1980 and got["gbs_ilp4_w64"].value == pytest.approx(4500, rel=1e-2)
     assert "gbs_ilp8_w64" not in got and "64 warps × 8 loads" in got["skipped"].value
     assert got["peak_gbs"].value == pytest.approx(4500, rel=1e-2)

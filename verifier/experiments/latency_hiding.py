@@ -203,13 +203,20 @@ def summarise(raw: dict[str, Any], attrs: dict[str, int]) -> Outcome:
             Result(f"roundtrip_{n}", round(statistics.median(trips), 1), "ns", f"time of one round of loads, "
                    f"launch time ÷ {p['rounds']} rounds: by Little's law the bytes in flight over the bandwidth, the "
                    f"latency each load saw, {what} (median)", [round(x, 2) for x in trips], method=method),
+            Result(f"inflight_{n}", in_flight(p), "B/SM", f"bytes in flight per SM: {p['warps']} warps × 32 "
+                   f"threads × {p['ilp']} loads × 16 bytes"),
             *clock_result(f"gbs_{n}", p, f"the {n.replace('_', ' ')} point"),
         )  # fmt: skip
     for u, regs in sorted(raw.get("registers", {}).items()):
         outcome.add(Result(f"registers_ilp{u}", regs, "registers/thread", f"registers a thread of stream_u{u} uses"))
     skipped = raw.get("skipped") or []
     outcome.add(
-        Result("skipped", "; ".join(skipped) or "none", "", "points the kernel's registers cannot make resident")
+        Result(
+            "skipped",
+            "; ".join(skipped) or "none",
+            "",
+            "points that cannot be resident: the kernel's registers leave too few blocks per SM",
+        )
     )
     theoretical = 2 * attrs["memory_clock_khz"] * 1000 * attrs["bus_width_bits"] / 8 / 1e9
     if theoretical > 0:
