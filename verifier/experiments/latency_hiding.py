@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from cudagloss.model.measurement import Result
-from verifier.cuda import Device, check
+from verifier.cuda import Device, check, compile_source
 from verifier.experiment import Outcome, clock_result
 from verifier.kernels.latency_hiding import ILP, SOURCE
 
@@ -99,7 +99,8 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     with opened(device) as gpu, gpu.probe() as probe, gpu.buffer(n4 * 16) as src:
         drv, attr = gpu.drv, gpu.drv.CUfunction_attribute
         check("cuMemsetD32Async", drv.cuMemsetD32Async(src, ONE, n4 * 4, gpu.stream))
-        fns = {u: gpu.kernel(SOURCE, f"stream_u{u}") for u in ILP}
+        module, _ = device.load(compile_source(SOURCE, "latency_hiding.cu", gpu.arch).image)
+        fns = {u: device.function(module, f"stream_u{u}") for u in ILP}
         for u, fn in fns.items():
             regs = drv.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_NUM_REGS, fn)
             raw["registers"][u] = int(check("cuFuncGetAttribute", regs))

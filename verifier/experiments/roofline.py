@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from cudagloss.model.measurement import Result
-from verifier.cuda import Device, check
+from verifier.cuda import Device, check, compile_source
 from verifier.experiment import Outcome, clock_result
 from verifier.experiments.fp32_throughput import LANES_PER_SM
 from verifier.kernels.roofline import BLOCK, BLOCKS_PER_SM, FMAS, LOADS, SOURCE, A, expected
@@ -83,7 +83,8 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     attrs = attributes(device)
     raw: dict[str, Any] = {"points": {}}
     with opened(device) as gpu, gpu.probe() as probe:
-        fns = {f: gpu.kernel(SOURCE, f"roof_f{f}") for f in FMAS}
+        module, _ = device.load(compile_source(SOURCE, "roofline.cu", gpu.arch).image)  # one compile for all
+        fns = {f: device.function(module, f"roof_f{f}") for f in FMAS}
         local = gpu.drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES
         raw["local_bytes"] = {
             f: int(check("cuFuncGetAttribute", gpu.drv.cuFuncGetAttribute(local, fn))) for f, fn in fns.items()
@@ -98,7 +99,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
         n4 = iters * LOADS * total
         raw |= {"threads": total, "iters": iters, "buffer_bytes": n4 * 16}
         with gpu.buffer(n4 * 16) as src, gpu.buffer(2 * total * 4) as out:
-            fill = gpu.kernel(SOURCE, "fill")
+            fill = device.function(module, "fill")
             gpu.launch(fill, 4 * grid, BLOCK, [np.uint64(src), np.uint64(n4 * 4)])
             for f, fn in fns.items():
                 args = [np.uint64(src), np.uint32(iters), np.float32(A), np.uint64(out), np.uint64(probe)]
