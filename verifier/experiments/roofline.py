@@ -1,8 +1,9 @@
 """Roofline: one streaming kernel whose arithmetic intensity is a parameter, from memory-bound to compute-bound.
 
 Each thread streams float4s from a buffer at least BUFFER_L2S times the L2 (the size read from
-CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), four independent 16-byte loads in flight (asm volatile
-`ld.global.nc.v4.f32`, so no component can be dropped), and does F fused multiply-adds per float4
+CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), two independent 16-byte loads a loop turn (asm volatile
+`ld.global.nc.v4.f32`, so no component can be dropped; with 2048 threads per SM that is 64 KiB in
+flight per SM, several times what Little's law asks of HBM), and does F fused multiply-adds per float4
 it loads, spread over CHAINS independent chains (acc = acc · a + component), so the FMAs are never
 waiting on each other; it writes one float per thread (its chains' sum). F runs over powers of two
 from 1 to 512, so the intensity, 2F FLOP per 16 bytes, runs from 1/8 to 64 FLOP per byte; each
@@ -25,13 +26,13 @@ bus width / 8).
 Predicted on an H200 SXM (132 SMs, 1980 MHz, 4814 GB/s theoretical; the memory-bandwidth page's
 4 GiB read reached about 4.6 TB/s, fp32-throughput about 65 TFLOP/s): at 1/8 to 2 FLOP/byte the
 kernel is memory-bound at about 4.5 TB/s, so 0.56, 1.1, 2.3, 4.5, 9 TFLOP/s; at 4 and 8 FLOP/byte
-still memory-bound (18 and 36 TFLOP/s) with the bandwidth a little lower as issue slots fill; from
-16 FLOP/byte compute-bound near 64 TFLOP/s (a loop turn of 128 FMAs costs about 3 more
-instructions: ~97% of 256 FLOP per clock per SM at 1980 MHz), the bandwidth falling as 1/intensity
-(about 4 TB/s at 16, 1 TB/s at 64). Ridge: about 64 / 4.5 ≈ 14 FLOP/byte measured, and
-132 × 256 × 1.98 GHz / 4814 GB/s = 66.9 / 4.81 ≈ 13.9 FLOP/byte from the attributes. The point
-nearest the ridge (16 FLOP/byte) reaches least of its roof (about 80-90%): there neither the
-loads nor the FMAs alone fill the time.
+still memory-bound (18 and 36 TFLOP/s) with the bandwidth a little lower as issue slots fill; at
+32 and 64 FLOP/byte compute-bound near 64 TFLOP/s (an inner loop turn of 128 FMAs costs about 3
+more instructions: ~97% of 256 FLOP per clock per SM at 1980 MHz), the bandwidth falling as
+1/intensity (about 2 TB/s at 32, 1 TB/s at 64). Ridge: about 64 / 4.5 ≈ 14 FLOP/byte measured,
+and 132 × 256 × 1.98 GHz / 4814 GB/s = 66.9 / 4.81 ≈ 13.9 FLOP/byte from the attributes. The
+point just past the ridge (16 FLOP/byte, roof 64 TFLOP/s) reaches least of its roof, about
+80-90% (52-58 TFLOP/s): there neither the loads nor the FMAs alone fill the time.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The roofline experiment's kernel: a float4 stream with F fused multiply-adds per float4 loaded.
 
-roof_f<F> reads each float4 of the buffer once (four independent 16-byte loads in flight per
-thread, `ld.global.nc.v4.f32` in asm volatile so no component is dropped) and feeds each into F
+roof_f<F> reads each float4 of the buffer once (two independent 16-byte loads a loop turn per
+thread, `ld.global.nc.v4.f32` in asm volatile so no component is dropped; four would not fit the
+32 registers a thread may use at 2048 threads per SM without spilling) and feeds each into F
 FMAs on CHAINS independent chains; where F < 4, the components no FMA uses are XORed into a word
 the thread writes too. `expected` recomputes what a thread writes on the CPU (each fused step in
 float64, rounded to float32), and `words` what `fill` put in the buffer.
