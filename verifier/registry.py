@@ -29,6 +29,7 @@ from verifier.experiments import (
     instruction_latency,
     jit_cache,
     launch_limits,
+    latency_hiding,
     launch_overhead,
     memory_bandwidth,
     memory_latency,
@@ -40,6 +41,7 @@ from verifier.experiments import (
     register_spilling,
     special_functions,
     shared_memory_bandwidth,
+    roofline,
     tensor_core,
     warp_divergence,
 )
@@ -73,6 +75,8 @@ EXPERIMENTS: list[ModuleType] = [
     arithmetic_rates,
     async_copy,
     distributed_shared_memory,
+    roofline,
+    latency_hiding,
 ]
 SHARED = [
     "runner.py",

@@ -69,6 +69,8 @@ AWAITING_FIRST_RUN = {
     "arithmetic-rates",
     "async-copy",
     "distributed-shared-memory",
+    "roofline",
+    "latency-hiding",
 }
 """Experiments registered on a branch made without a GPU, whose first measurement the lead commits
 after running them on a GPU node; each leaves this set with its first committed file."""
