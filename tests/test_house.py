@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -101,6 +102,25 @@ def test_choosing_the_cited_experiments_and_judging_claims_needs_pyyaml_and_noth
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("['"), done.stdout  # experiment ids, not why the terms cannot be read
     assert int(done.stdout.split()[-1]) > 0, done.stdout  # the repository's terms make claims
+
+
+def test_a_term_written_in_two_scripts_still_loads_on_a_gpu_node(tmp_path: Path) -> None:
+    """A body with 'Cᵀ = BᵀAᵀ' or '5 μs' made the node's python3 (no confusable-homoglyphs) stop
+    reading the terms on 2026-12-05; there the look-alike check is skipped (make check makes it)."""
+    shutil.copytree(ROOT / "tests" / "fixtures" / "good", tmp_path / "terms")
+    lane = tmp_path / "terms" / "lane.yaml"
+    lane.write_text(lane.read_text(encoding="utf-8").replace("body: |\n", "body: |\n  Cᵀ = BᵀAᵀ in 5μs, PТX.\n", 1))
+    assert "PТX" in lane.read_text(encoding="utf-8")
+    then = "from pathlib import Path\nfrom verifier.claims import readable_terms\n"
+    then += f"terms, unreadable = readable_terms(Path({str(tmp_path / 'terms')!r}))\nprint(len(terms), unreadable)"
+    done = _guarded(GPU_NODE_THIRD_PARTY | {"yaml"}, ("verifier.claims",), then)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == [str(len(list((tmp_path / "terms").glob("[!_]*.yaml")))), "0"]
+    checked = subprocess.run(
+        [sys.executable, "-m", "cudagloss", "check", str(tmp_path / "terms")],
+        cwd=tmp_path, capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert checked.returncode != 0 and "Cyrillic letter that looks like a Latin one" in checked.stderr, checked.stderr
 
 
 def test_importing_the_package_loads_no_third_party_module() -> None:
