@@ -72,7 +72,6 @@ AWAITING_FIRST_RUN = {
     "roofline",
     "latency-hiding",
 }
-AWAITING_FIRST_RUN: set[str] = set()
 """Experiments registered on a branch made without a GPU, whose first measurement the lead commits
 after running them on a GPU node; each leaves this set with its first committed file."""
 
