@@ -107,15 +107,11 @@ TOPICS: dict[str, tuple[str, str | None]] = {
 def names() -> dict[str, set[str]]:
     """Each term's slug and the names readers find it by, folded to lower case."""
     terms, _ = load_terms(ROOT / "terms", ROOT)
-    return {
-        t.slug: {n.casefold() for n in (t.term.name, *t.term.aliases, *t.term.abbreviations)} for t in terms
-    }
+    return {t.slug: {n.casefold() for n in (t.term.name, *t.term.aliases, *t.term.abbreviations)} for t in terms}
 
 
 @pytest.mark.parametrize("topic", sorted(TOPICS))
-def test_every_topic_has_a_page_or_is_named_in_the_page_that_merges_it(
-    topic: str, names: dict[str, set[str]]
-) -> None:
+def test_every_topic_has_a_page_or_is_named_in_the_page_that_merges_it(topic: str, names: dict[str, set[str]]) -> None:
     slug, merged = TOPICS[topic]
     assert slug in names, f"{topic!r}: no page terms/{slug}.yaml"
     if merged is not None:
