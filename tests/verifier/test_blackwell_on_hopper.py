@@ -13,6 +13,8 @@ pytest.importorskip("cuda.bindings.nvrtc")
 from verifier.cuda import CudaError, compile_source, supported_archs
 from verifier.experiments import blackwell_on_hopper as bh
 
+from outcomes import recordable, values
+
 REFUSAL = (
     "ptxas application ptx input, line 34; error   : Instruction 'tcgen05.alloc' not supported on .target "
     "'sm_90a'\nptxas application ptx input, line 34; error   : Feature '.cta_group::1' not supported on .target "
@@ -56,21 +58,6 @@ def fixture(**change: Any) -> dict[str, Any]:
         "control": {"ok": True, "jit_log": "", "address": 0, "ran": True},
     }
     return raw | change
-
-
-def recordable(outcome: Any, module: Any) -> None:
-    """The outcome passes the measurement format's rules, which the runner applies before it
-    writes a file: a value they refuse (a zero duration, say) loses the whole run on the GPU."""
-    from cudagloss.model.measurement import Measurement, parse_measurement
-
-    made = Measurement(
-        module.ID, module.PURPOSE, "sha256:fixture", "ok", {"node": "fixture"}, outcome.gates, outcome.results
-    )
-    parse_measurement(made.to_json(), "fixture.json")
-
-
-def values(outcome: Any) -> dict[str, Any]:
-    return {r.name: r.value for r in outcome.results}
 
 
 def test_nvrtc_refuses_tensor_memory_for_hopper_and_names_the_instruction() -> None:

@@ -14,6 +14,8 @@ pytest.importorskip("cuda.bindings.nvrtc")
 from verifier.cuda import compile_source
 from verifier.experiments import launch_limits as ll
 
+from outcomes import recordable, values
+
 # Device attributes shaped like an H200's, written by hand for this test: not measurements.
 ATTRS = {
     "max_block_dim_x": 1024,
@@ -72,21 +74,6 @@ def fixture(**change: Any) -> dict[str, Any]:
         "heavy_max_threads": HEAVY_MAX,
     }
     return raw | change
-
-
-def recordable(outcome: Any, module: Any) -> None:
-    """The outcome passes the measurement format's rules, which the runner applies before it
-    writes a file: a value they refuse (a zero duration, say) loses the whole run on the GPU."""
-    from cudagloss.model.measurement import Measurement, parse_measurement
-
-    made = Measurement(
-        module.ID, module.PURPOSE, "sha256:fixture", "ok", {"node": "fixture"}, outcome.gates, outcome.results
-    )
-    parse_measurement(made.to_json(), "fixture.json")
-
-
-def values(outcome: Any) -> dict[str, Any]:
-    return {r.name: r.value for r in outcome.results}
 
 
 def test_the_kernels_compile_and_heavy_needs_more_registers_than_1024_threads_have() -> None:

@@ -13,6 +13,8 @@ pytest.importorskip("cuda.bindings.nvrtc")
 from verifier.cuda import compile_source
 from verifier.experiments import register_spilling as rs
 
+from outcomes import recordable, values
+
 ATTRS = {"sm_count": 132, "max_threads_per_sm": 2048}
 THREADS = 132 * rs.BLOCKS_PER_SM * rs.BLOCK
 
@@ -45,21 +47,6 @@ def fixture(ms: dict[int, float] | None = None, **change: Any) -> dict[str, Any]
             timed |= {"kernel_ms": [t * 0.999] * 12, "clock_mhz": [1980.0] * 12, "method": "gpu-queued"}
             variants[key] |= {"finite": True, "checked": list(want), "differ_from_base": 0, "timed": timed}
     return {"threads": THREADS, "variants": variants, "expected": want} | change
-
-
-def recordable(outcome: Any, module: Any) -> None:
-    """The outcome passes the measurement format's rules, which the runner applies before it
-    writes a file: a value they refuse (a zero duration, say) loses the whole run on the GPU."""
-    from cudagloss.model.measurement import Measurement, parse_measurement
-
-    made = Measurement(
-        module.ID, module.PURPOSE, "sha256:fixture", "ok", {"node": "fixture"}, outcome.gates, outcome.results
-    )
-    parse_measurement(made.to_json(), "fixture.json")
-
-
-def values(outcome: Any) -> dict[str, Any]:
-    return {r.name: r.value for r in outcome.results}
 
 
 def test_nvrtc_caps_the_registers_and_spills_what_does_not_fit() -> None:
