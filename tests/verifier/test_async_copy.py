@@ -94,8 +94,8 @@ def test_fixture_gives_every_result_and_passing_gates() -> None:
     assert got["tma_gbs"].value == 4400.0 and got["tma_gbs"].unit == "GB/s" and got["tma_gbs"].method == "gpu-queued"
     assert "cuda-python cuTensorMapEncodeTiled" in got["tma_gbs"].description
     assert got["plain_registers"].value == 90 and got["tma_registers"].unit == "registers/thread"
-    assert got["tma_fraction_of_direct"].value == round(100 * 4400 / 4500, 1) == 97.8
-    assert got["plain_fraction_of_direct"].value == 84.4 and "direct_fraction_of_direct" not in got
+    assert got["tma_over_direct"].value == round(4400 / 4500, 3) == 0.978 and got["tma_over_direct"].unit == "×"
+    assert got["plain_over_direct"].value == 0.844 and "direct_over_direct" not in got
     assert got["tma_clock"].value == 1980 and got["array_over_l2"].value == 17.1
     assert got["theoretical_gbs"].value == round(2 * 3_201_000e3 * 6016 / 8 / 1e9, 1)
     assert got["tma_sass_count"].value == 2 and got["tma_sass_mnemonic"].value == "UTMALDG.2D"

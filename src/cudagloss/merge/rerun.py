@@ -248,6 +248,7 @@ def write(new: Measurement, folder: Path, rerun: Rerun) -> Path:
         return path
     text = new.to_json()
     parse_measurement(text, review.as_posix())
+    review.parent.mkdir(parents=True, exist_ok=True)  # a first run whose claim broke has no folder yet
     write_text_atomic(review, text)
     return review
 
