@@ -30,7 +30,9 @@ __device__ __forceinline__ long long sm_clock() {
 }
 __device__ __forceinline__ long long block_start() {
     __syncthreads();
-    return sm_clock();
+    long long t = sm_clock();
+    __syncthreads();  // no warp starts its work before every warp has read the clock
+    return t;
 }
 __device__ __forceinline__ void block_stop(unsigned long long* blocks, long long start) {
     __syncthreads();
