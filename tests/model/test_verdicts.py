@@ -75,6 +75,23 @@ def test_a_node_that_recorded_none_of_the_values_is_not_one_the_claim_is_about(t
     assert v.skipped == (("node-c", "lacks warp-size.lanes"),)
 
 
+def test_a_node_that_never_ran_one_of_the_experiments_is_silent_not_skipped(tmp_path: Path) -> None:
+    """A claim across two experiments, one of them new and run on one node only (2026-12-05: 25
+    such warnings failed --strict): the node that never ran it is counted silent, not warned about."""
+    write(tmp_path, "node-a", Result("warp_size", 32, "threads"))
+    write(tmp_path, "node-b", Result("warp_size", 32, "threads"))
+    provenance = {"node": "node-a", "gpu_name": "Example GPU", "recorded_at": "2026-12-01T10:00:00+00:00"}
+    made = Measurement(
+        "lanes", "Count", "sha256:now", "ok", provenance, [Gate("ok", True)], [Result("n", 32, "threads")]
+    )
+    record(made, tmp_path)
+    measurements, problems = load_measurements(tmp_path)
+    assert problems == []
+    term = Term(**{**TERM.__dict__, "measurements": [MeasurementCitation("warp-size"), MeasurementCitation("lanes")]})
+    v = judge(term, Claim("It holds", "warp-size.warp_size == lanes.n"), measurements)
+    assert [n.node for n in v.nodes] == ["node-a"] and v.skipped == () and v.silent == ("node-b",)
+
+
 def test_the_noise_rule_reads_the_same_either_way_round() -> None:
     low = [0.99, 1.0, 1.0, 1.01, 1.0]
     high = [x * 1.105 for x in low]  # 10.5% above low, but only 9.5% below high

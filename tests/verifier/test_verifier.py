@@ -58,20 +58,7 @@ def test_no_gpu_is_one_clear_line_and_a_nonzero_exit() -> None:
     assert run.stderr.startswith("make verify: no usable CUDA GPU on this machine")
 
 
-AWAITING_FIRST_RUN = {
-    "host-costs",
-    "launch-limits",
-    "register-spilling",
-    "blackwell-on-hopper",
-    "instruction-latency",
-    "special-functions",
-    "shared-memory-bandwidth",
-    "arithmetic-rates",
-    "async-copy",
-    "distributed-shared-memory",
-    "roofline",
-    "latency-hiding",
-}
+AWAITING_FIRST_RUN: set[str] = set()
 """Experiments registered on a branch made without a GPU, whose first measurement the lead commits
 after running them on a GPU node; each leaves this set with its first committed file."""
 

@@ -82,9 +82,17 @@ def _one_unit(nodes: list[NodeValues], refs: list[Ref]) -> None:
 
 
 def _skipped(measurements: MeasurementSet | None, refs: list[Ref], judged: set[str]) -> list[tuple[str, str]]:
-    """(node, the values it lacks) of each node that measured some of refs but not all. A node
-    that recorded none of them with a value (a one-GPU host's pair results) is not one the
-    claim is about: it is neither judged nor reported."""
+    """(node, the values it lacks) of each node that ran every experiment of refs and measured
+    some of refs but not all (a stale or partial run: re-run it there). A node that recorded
+    none of them with a value (a one-GPU host's pair results), or never ran one of the
+    experiments (a new experiment not yet run across the fleet), is not one the claim is
+    about: it is not judged here, and the page counts it among the silent nodes."""
+    ran: dict[str, set[str]] = {}
+    for experiment in dict.fromkeys(e for e, _ in refs):
+        record = measurements.get(experiment) if measurements else None
+        for run in record.measured if record else []:
+            ran.setdefault(run.node, set()).add(experiment)
+    needed = {e for e, _ in refs}
     have: dict[str, set[Ref]] = {}
     for experiment, name in refs:
         record = measurements.get(experiment) if measurements else None
@@ -95,7 +103,7 @@ def _skipped(measurements: MeasurementSet | None, refs: list[Ref], judged: set[s
     return [
         (node, "lacks " + ", ".join(".".join(ref) for ref in refs if ref not in got))
         for node, got in have.items()
-        if got and node not in judged
+        if got and node not in judged and ran.get(node, set()) >= needed
     ]
 
 
