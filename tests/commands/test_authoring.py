@@ -104,7 +104,8 @@ def test_new_reports_an_unknown_section_with_a_suggestion(glossary: Path) -> Non
     run = cudagloss(glossary, "new", "Instruction cache", "--section", "eror")
     assert run.returncode == 1
     assert "unknown section 'eror' (did you mean 'errors'?)" in run.stderr
-    listed = "hardware, execution, memory, performance, instruction-sets, compilation, errors"
+    listed = "hardware, execution, memory, performance, instruction-sets, compilation, host-software, errors, "
+    listed += "libraries-and-tools"
     assert f"hint: sections: {listed}" in run.stderr
 
 
@@ -165,11 +166,11 @@ def test_the_pre_commit_hook_passes_good_terms_and_fails_a_broken_one(glossary: 
     assert good.returncode == 0, good.stdout + good.stderr
     assert re.search(r"check glossary terms and measurements\.+Passed", good.stdout)
     nvrtc = glossary / "terms" / "nvrtc.yaml"
-    nvrtc.write_text(nvrtc.read_text(encoding="utf-8").replace("section: compilation", "section: compilaton"))
+    nvrtc.write_text(nvrtc.read_text(encoding="utf-8").replace("section: host-software", "section: host-softwar"))
     _git(glossary, "commit", "-q", "-am", "a typo")
     bad = hook()
     assert bad.returncode == 1
-    assert "terms/nvrtc.yaml:7:10: section: no section 'compilaton' (did you mean 'compilation'?)" in bad.stdout
+    assert "terms/nvrtc.yaml:7:10: section: no section 'host-softwar' (did you mean 'host-software'?)" in bad.stdout
 
 
 def test_the_hook_runs_only_for_glossary_files() -> None:

@@ -94,7 +94,9 @@ def test_home_lists_every_term_a_to_z_with_its_definition_and_the_sections(reade
         "Throughput and occupancy",
         "Instruction sets and targets",
         "Compilation and loading",
+        "Host software and tools",
         "Errors",
+        "Profilers and libraries",
     ]
     assert reader.problems == []
 

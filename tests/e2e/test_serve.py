@@ -135,9 +135,9 @@ def test_serve_recovers_from_a_broken_term_with_every_page_and_search_entry(serv
         time.sleep(0.2)
     # The browser shows the diagnostics on the page it was on, and on every other (no hang, no stale page).
     _wait_for(lambda text: "The glossary cannot be built" in text, base + "terms/nvrtc/")
-    for page in ("terms/nvrtc/", "", "terms/ptx/", "sections/compilation/"):
+    for page in ("terms/nvrtc/", "", "terms/ptx/", "sections/host-software/"):
         shown = _get(base + page)
-        assert "terms/nvrtc.yaml:7:10: section: no section 'no-such-section-compilation'" in shown, page
+        assert "terms/nvrtc.yaml:7:10: section: no section 'no-such-section-host-software'" in shown, page
     term.write_text(good.replace("body: |\n  ", "body: |\n  Fixed again. ", 1), encoding="utf-8")
     _wait_for(lambda text: "Fixed again." in text, base + "terms/nvrtc/")
     _wait_for(lambda text: "Fixed again." in text, base + "search/search_index.json")
