@@ -20,7 +20,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from cudagloss.check.fields import bounds
 from cudagloss.errors import Diagnostic, did_you_mean
-from cudagloss.load.yamlnodes import compose, is_date, is_null, is_text, kind
+from cudagloss.load.yamlnodes import compose, is_date, is_int, is_null, is_text, kind
+from cudagloss.model.limits import COUNT_MAX
 from cudagloss.model.positions import Positions
 from cudagloss.text.characters import scan_text
 
@@ -28,6 +29,7 @@ INVALID: Any = object()
 """Returned for a value that could not be converted (its diagnostic is already recorded)."""
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_COUNT = re.compile(r"[0-9]{1,7}")
 
 
 @dataclass
@@ -63,6 +65,8 @@ class Converter:
             return self._text(node, label)
         if hint_type is dt.date:
             return self._date(node, label, allow_pending=False)
+        if hint_type is int:
+            return self._count(node, label)
         raise TypeError(f"unsupported model type {hint_type!r}")  # a bug in the model, not the file
 
     def _text(self, node: Node, label: str) -> Any:
@@ -77,6 +81,14 @@ class Converter:
             if isinstance(node, ScalarNode)
             else "write a single line of text here",
         )
+
+    def _count(self, node: Node, label: str) -> Any:
+        """A counter the tools write: plain decimal digits, at most COUNT_MAX (no sign, no
+        hexadecimal or underscores, which YAML 1.1 would read as numbers too)."""
+        value = node.value if isinstance(node, ScalarNode) else ""
+        if is_int(node) and _COUNT.fullmatch(value) and int(value) <= COUNT_MAX:
+            return int(value)
+        return self.error(node, f"{label}expected a whole number from 0 to {COUNT_MAX:,}", "write digits only, e.g. 2")
 
     def _date(self, node: Node, label: str, *, allow_pending: bool) -> Any:
         hint = "write dates as YYYY-MM-DD, e.g. 2026-09-01" + (", or 'pending'" if allow_pending else "")

@@ -257,3 +257,7 @@ def is_text(node: Node) -> bool:
 
 def is_date(node: Node) -> bool:
     return isinstance(node, ScalarNode) and node.tag == _CORE + "timestamp"
+
+
+def is_int(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and node.tag == _CORE + "int"

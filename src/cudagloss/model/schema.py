@@ -60,6 +60,8 @@ def _bounds(prop: dict[str, Any], meta: dict[str, Any]) -> None:
             prop["items"] = {**prop["items"], "maxLength": meta["max_length"]}
     elif prop.get("type") == "string" and "max_length" in meta:
         prop["maxLength"] = meta["max_length"]
+    elif prop.get("type") == "integer":
+        prop.update({k: meta[m] for m, k in (("minimum", "minimum"), ("maximum", "maximum")) if m in meta})
 
 
 def _object_schema(cls: Any, defs: dict[str, Any]) -> dict[str, Any]:

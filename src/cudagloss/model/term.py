@@ -16,10 +16,12 @@ from typing import Literal
 from cudagloss.model.chart_spec import Chart, Diagram
 from cudagloss.model.limits import (
     BODY_MAX,
+    COUNT_MAX,
     ITEMS_MAX,
     LINE_MAX,
     NAME_MAX,
     NOTE_MAX,
+    QUOTE_MAX,
     SECTIONS_MAX,
     TERMS_MAX,
     URL_MAX,
@@ -72,6 +74,46 @@ class Source:
         metadata=doc(
             "The date (YYYY-MM-DD) the link checker last found the URL reachable, or "
             "'pending'. Written by `make links`; authors leave it alone."
+        ),
+    )
+    quote: str | None = field(
+        default=None,
+        metadata=doc(
+            "Optional passage of the source, in its own words, that supports what the term says "
+            "(a few dozen characters to two sentences). `make links` looks for it on the page every "
+            "run, and the page links to it with a text fragment.",
+            max_length=QUOTE_MAX,
+        ),
+    )
+    quote_checked_on: DateOrPending = field(
+        default=PENDING,
+        metadata=doc(
+            "The date (YYYY-MM-DD) the link checker last found the quote on the page, or 'pending'. "
+            "Written by `make links`; authors leave it alone."
+        ),
+    )
+    archived_url: str | None = field(
+        default=None,
+        metadata=doc(
+            "An archived copy of the page (a Wayback Machine snapshot), found by `make links` the "
+            "first time the URL was reachable; shown in place of the URL once it has been broken "
+            "for several runs. Authors leave it alone.",
+            pattern=URL_PATTERN,
+            format="uri",
+            max_length=URL_MAX,
+        ),
+    )
+    archived_on: DateOrPending = field(
+        default=PENDING,
+        metadata=doc("The date (YYYY-MM-DD) of that archived copy, or 'pending'. Written by `make links`."),
+    )
+    failed_checks: int = field(
+        default=0,
+        metadata=doc(
+            "How many link checks in a row have found the URL broken since it was last found "
+            "reachable (0: the last check found it). Written by `make links`; authors leave it alone.",
+            minimum=0,
+            maximum=COUNT_MAX,
         ),
     )
 
