@@ -40,6 +40,23 @@ class Hop:
 
 
 @dataclass(frozen=True)
+class Page:
+    """A page's body as it was served, for what reads its text (the quote check): asked for
+    only where a source carries a quote, and dropped once that check is done."""
+
+    url: str
+    """The final URL, after redirects."""
+    content_type: str
+    """The media type, lower case, without parameters ("" when the server sent none)."""
+    charset: str | None
+    """The Content-Type's charset parameter, lower case, as the server wrote it."""
+    body: bytes
+    """Undone from its Content-Encoding; at most the checker's max_page bytes."""
+    truncated: bool
+    """The body went on past max_page: what is here is its start."""
+
+
+@dataclass(frozen=True)
 class LinkResult:
     """What checking one URL found."""
 
@@ -55,6 +72,8 @@ class LinkResult:
     """Answered 200, but looks like an error page or a redirect to the site's home page."""
     attempts: int = 1
     notes: list[str] = field(default_factory=list)
+    page: Page | None = field(default=None, compare=False, repr=False)
+    """The body of a 2xx answer, where it was asked for (LinkChecker.check(..., page=True))."""
 
 
 def looks_offline(results: dict[str, LinkResult]) -> bool:
