@@ -18,14 +18,14 @@ import asyncio
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from cudagloss import __version__
 from cudagloss.errors import shown
-from cudagloss.links.status import Hop, LinkResult, LinkStatus
+from cudagloss.links.status import Hop, LinkResult, LinkStatus, Page
 from cudagloss.links.wire import (
     BodyDecodeError,
     BoundedBody,
@@ -61,6 +61,8 @@ class CheckerOptions:
     """Per URL, over every attempt and redirect."""
     max_redirects: int = 5
     max_body: int = 64 * 1024
+    max_page: int = 8 * 1024 * 1024
+    """Decoded bytes of a page read whole (a source with a quote): the CUDA guides are a few MiB."""
     retries: int = 2
     backoff: float = 0.5
     max_retry_after: float = 10.0
@@ -105,7 +107,11 @@ class LinkChecker:
         return self._pool.opened
 
     async def check_all(
-        self, urls: Iterable[str], done: Callable[[str, LinkResult], None] | None = None
+        self,
+        urls: Iterable[str],
+        done: Callable[[str, LinkResult], None] | None = None,
+        *,
+        pages: Collection[str] = (),
     ) -> dict[str, LinkResult]:
         """Each distinct URL checked once, concurrently; done(url, result) as each finishes.
 
@@ -125,7 +131,7 @@ class LinkChecker:
         async def worker(host: str, queue: deque[str]) -> None:
             while queue:
                 url = queue.popleft()
-                results[url] = result = await self.check(url, host)
+                results[url] = result = await self.check(url, host, page=url in pages)
                 if done is not None:
                     done(url, result)
 
@@ -133,34 +139,35 @@ class LinkChecker:
         await asyncio.gather(*(worker(h, q) for h, q in queues.items() for _ in range(min(len(q), per_host))))
         return {url: results[url] for url in unique}
 
-    async def check(self, url: str, host: str | None = None) -> LinkResult:
+    async def check(self, url: str, host: str | None = None, *, page: bool = False) -> LinkResult:
         """url's result, whatever the URL and whatever its server sends: this never raises
         (the broad except is the last line; known failures are classified further in).
-        host: host_of(url), where the caller has it already."""
+        host: host_of(url), where the caller has it already; page: a 2xx answer's whole body
+        (up to max_page decoded bytes) comes back as the result's page."""
         problem = url_problem(url) or url_host_problem(url)
         if problem is not None:
             return LinkResult(url, LinkStatus.INVALID, problem)
         try:
-            return await self._check(url, host_of(url) if host is None else host)
+            return await self._check(url, host_of(url) if host is None else host, page)
         except Exception as exc:  # the last line: one URL's trouble is never the run's
             return LinkResult(url, LinkStatus.BROKEN, shown(f"checker error ({type(exc).__name__}: {exc})"))
 
-    async def _check(self, url: str, host: str) -> LinkResult:
+    async def _check(self, url: str, host: str, page: bool) -> LinkResult:
         per_host = self._hosts.get(host) or self._hosts.setdefault(host, asyncio.Semaphore(self.options.per_host))
         # the host's turn first: a URL waiting for its host holds none of the run's slots meanwhile
         async with per_host, self._global:
             try:
-                return await self._http1.within(self.options.total_timeout, self._with_retries(self._pool, url))
+                return await self._http1.within(self.options.total_timeout, self._with_retries(self._pool, url, page))
             except asyncio.TimeoutError:
                 return LinkResult(url, LinkStatus.TIMEOUT, f"no answer within {self.options.total_timeout:g} s")
 
-    async def _with_retries(self, pool: Pool, url: str) -> LinkResult:
+    async def _with_retries(self, pool: Pool, url: str, page: bool) -> LinkResult:
         o = self.options
         attempt = 0
         while True:
             attempt += 1
             try:
-                result = await self._follow(pool, url)
+                result = await self._follow(pool, url, page)
                 return result if attempt == 1 else replace(result, attempts=attempt)
             except _Attempt as failed:
                 if attempt > o.retries:
@@ -173,7 +180,7 @@ class LinkChecker:
                     delay = max(delay, failed.wait)
                 await asyncio.sleep(delay)
 
-    async def _follow(self, pool: Pool, url: str) -> LinkResult:
+    async def _follow(self, pool: Pool, url: str, page: bool) -> LinkResult:
         """One attempt: requests and redirects until a final answer."""
         wire = self._http1
         chain: list[Hop] = []
@@ -181,7 +188,7 @@ class LinkChecker:
         current = url
         while True:
             try:
-                status, headers, body = await self._request(pool, current)
+                status, headers, body, whole = await self._request(pool, current, page)
             except wire.WireTimeout as exc:
                 raise _Attempt(LinkResult(url, LinkStatus.TIMEOUT, f"timed out ({exc})")) from None
             except wire.PrivateAddress as exc:  # resolved there when connecting: not followed, not retried
@@ -218,31 +225,36 @@ class LinkChecker:
                 seen.add(target)
                 current = target
                 continue
-            return self._verdict(url, current, status, headers, body, chain)
+            result = self._verdict(url, current, status, headers, body, chain)
+            if whole is not None:
+                result = replace(result, page=_page(current, headers, whole))
+            return result
 
-    async def _request(self, pool: Pool, url: str) -> tuple[int, Any, bytes]:
+    async def _request(self, pool: Pool, url: str, page: bool) -> tuple[int, Any, bytes, BoundedBody | None]:
         """One GET per URL: its body (at most max_body raw bytes, decoded into at most max_body
         bytes) is read only where the status cannot tell alone (an error status, or a 200 HTML
         page that may be a soft 404). A HEAD first would cost a second request for every HTML
         page and every error, which is most of a glossary's sources. The connection is kept for
         the next URL when the rest of the response had already arrived (a short body usually
-        comes with the head), else closed: nothing is waited for that the verdict does not need."""
+        comes with the head), else closed: nothing is waited for that the verdict does not need.
+        With page, a 2xx body is read whole (up to max_page decoded bytes) and also returned."""
         headers = dict(self._headers)
         refuse_credentials(url, headers)
         response = await pool.get(url, headers, self.options.read_timeout)
         try:
             status, kind = response.status, response.headers.get("content-type")
-            if not ((status >= 400 and status != 429) or (status == 200 and "html" in kind)):
-                return status, response.headers, b""
-            cap = self.options.max_body
-            body = BoundedBody(response.headers.get("content-encoding"), cap)
+            whole = page and 200 <= status < 300
+            if not (whole or (status >= 400 and status != 429) or (status == 200 and "html" in kind)):
+                return status, response.headers, b"", None
+            cap = self.options.max_page if whole else self.options.max_body
+            body = BoundedBody(response.headers.get("content-encoding"), cap + 1 if whole else cap)
             raw = 0
             while chunk := await response.next_chunk():
                 raw += len(chunk)
                 body.feed(chunk)
-                if body.full or raw >= cap:
+                if body.full or raw > cap or (raw == cap and not whole):  # raw bytes bounded too (an opaque coding)
                     break
-            return status, response.headers, body.content()
+            return status, response.headers, body.content()[: self.options.max_body], body if whole else None
         finally:
             response.release()
 
@@ -273,6 +285,20 @@ class LinkChecker:
             kind = LinkStatus.RATE_LIMITED if status == 429 else LinkStatus.BROKEN
             raise _Attempt(LinkResult(url, kind, f"HTTP {status}", status, moved, hops), wait)
         return LinkResult(url, LinkStatus.BROKEN, f"HTTP {status}", status, moved, hops)
+
+
+def _page(url: str, headers: Any, body: BoundedBody) -> Page:
+    """The page read whole: its media type and charset from Content-Type, and whether the
+    body went on past the cap (BoundedBody was given one byte more than max_page to tell)."""
+    kind, _, params = headers.get("content-type").partition(";")
+    charset = None
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip():
+            charset = value.strip().strip('"').lower()[:40]
+    data = body.content()
+    cap = body.limit - 1
+    return Page(url, kind.strip().lower()[:100], charset, data[:cap], len(data) > cap)
 
 
 def check_urls(urls: Iterable[str], options: CheckerOptions | None = None) -> dict[str, LinkResult]:
