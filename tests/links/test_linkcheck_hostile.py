@@ -307,10 +307,10 @@ def test_a_checker_used_directly_never_raises_for_garbage() -> None:
 class Buggy(LinkChecker):
     """A checker with a bug in one place: the run must still finish, with that URL broken."""
 
-    async def _request(self, pool: Pool, url: str) -> tuple[int, object, bytes]:
+    async def _request(self, pool: Pool, url: str, page: bool) -> tuple[int, object, bytes, BoundedBody | None]:
         if url.endswith("/bug"):
             raise RuntimeError("a bug in the checker\x1b[2J")
-        return await super()._request(pool, url)
+        return await super()._request(pool, url, page)
 
 
 def test_an_unexpected_error_is_that_urls_result(hostile: HostileServer) -> None:

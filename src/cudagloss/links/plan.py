@@ -27,7 +27,6 @@ from cudagloss.errors import Diagnostic, GlossaryError
 from cudagloss.links.status import LinkResult
 from cudagloss.load.terms import load_terms
 from cudagloss.model.corpus import LoadedTerm
-from cudagloss.model.term import PENDING
 
 
 @dataclass(frozen=True)
@@ -39,6 +38,10 @@ class Citation:
     file: Path
     line: int
     checked_on: dt.date | None
+    quote: str | None = None
+    quote_checked_on: dt.date | None = None
+    archived_url: str | None = None
+    failed_checks: int = 0
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,19 @@ class LinkPlan:
     today: dt.date
     """The day a URL found reachable is stamped with."""
     max_age: float
+
+    @property
+    def quotes(self) -> dict[str, list[str]]:
+        """The quotes each URL to check carries (several terms may quote one page), in citing order."""
+        out: dict[str, list[str]] = {}
+        for url in self.todo:
+            for q in dict.fromkeys(c.quote for c in self.by_url[url] if c.quote):
+                out.setdefault(url, []).append(q)
+        return out
+
+    def unarchived(self, url: str) -> bool:
+        """A citation of url has no archived copy yet: the archive is asked, once found reachable."""
+        return any(c.archived_url is None for c in self.by_url.get(url, []))
 
     @property
     def skipped(self) -> int:
@@ -75,9 +91,24 @@ def citations(terms: Path, root: Path) -> list[Citation]:
     for t in loaded:
         for i, source in enumerate(t.term.sources):
             line, _ = t.at(f"sources[{i}].url")
-            day = source.checked_on if source.checked_on != PENDING else None
-            out.append(Citation(source.url, t.path, t.file, line, day))
+            out.append(
+                Citation(
+                    source.url,
+                    t.path,
+                    t.file,
+                    line,
+                    _day(source.checked_on),
+                    source.quote,
+                    _day(source.quote_checked_on),
+                    source.archived_url,
+                    source.failed_checks,
+                )
+            )
     return out
+
+
+def _day(value: dt.date | str) -> dt.date | None:
+    return value if isinstance(value, dt.date) else None
 
 
 def _source_mistakes(t: LoadedTerm) -> list[Diagnostic]:
@@ -86,6 +117,10 @@ def _source_mistakes(t: LoadedTerm) -> list[Diagnostic]:
         (f"sources[{i}].checked_on", s.checked_on.isoformat(), t.at(f"sources[{i}].checked_on"))
         for i, s in enumerate(t.term.sources)
         if isinstance(s.checked_on, dt.date)
+    ] + [
+        (f"sources[{i}].quote_checked_on", s.quote_checked_on.isoformat(), t.at(f"sources[{i}].quote_checked_on"))
+        for i, s in enumerate(t.term.sources)
+        if isinstance(s.quote_checked_on, dt.date)
     ]
     return found + future_dates(t.path, dates, utc_today())
 
@@ -101,9 +136,11 @@ def plan(terms: Path, root: Path, *, today: dt.date, max_age: float, force: bool
 
 
 def fresh(url: str, citations: list[Citation], today: dt.date, max_age: float) -> bool:
-    """Checked successfully within max_age days by every citation; a per-URL jitter of up to
-    a quarter of max_age spreads re-checks out instead of all expiring on one day."""
-    days = [c.checked_on for c in citations]
+    """Checked successfully within max_age days by every citation, and each quote found on
+    the page within max_age days too (a quote just added, or missing last time, is checked at
+    once); a per-URL jitter of up to a quarter of max_age spreads re-checks out instead of all
+    expiring on one day."""
+    days = [c.checked_on for c in citations] + [c.quote_checked_on for c in citations if c.quote]
     if not days or any(d is None for d in days):
         return False
     jitter = int(hashlib.sha256(url.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF * max_age / 4

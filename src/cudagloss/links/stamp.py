@@ -1,6 +1,8 @@
-"""Stamp stage of the link checker: write the date a source was found reachable into its term.
+"""Stamp stage of the link checker: write what a run found of each source into its term.
 
-This is the one place a machine edits a file people write. It decides what to set (_plan),
+This is the one place a machine edits a file people write. It decides what to set (_plan;
+each source's fields by source_stamps.py: the day found reachable, the quote found, the
+archived copy, the broken runs in a row),
 writes it over the old values' characters where it can (yamledit.py), else through a
 round-trip YAML library (ruamel.yaml), and then proves that only stamp lines changed: if
 the edited file differs from the author's anywhere else (an indentation style the dumper
@@ -25,9 +27,14 @@ import yaml
 from cudagloss.files import linebreaks
 from cudagloss.files.atomic import Changed, ReadOnly, read_snapshot, write_text_atomic
 from cudagloss.links import yamledit
+from cudagloss.links.source_stamps import KEYS as SOURCE_KEYS
+from cudagloss.links.source_stamps import UrlStamps, as_date, source_plan
 from cudagloss.links.yamledit import Plan
 
-STAMP_KEYS = ("checked_on", "last_checked_on", "written_by", "written_on", "reviewed_by")
+Found = Mapping[str, "dt.date | UrlStamps"]
+"""What a run found, by URL: a bare date (found reachable that day) or everything (UrlStamps)."""
+
+STAMP_KEYS = (*SOURCE_KEYS, "last_checked_on", "written_by", "written_on", "reviewed_by")
 BYLINE_FROM_HISTORY = ("written_by", "written_on", "reviewed_by")
 _INDENTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4))
 
@@ -63,22 +70,13 @@ def _only_stamps_changed(before: str, after: str) -> bool:
     return True
 
 
-def _as_date(value: object) -> dt.date | None:
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return dt.date.fromisoformat(str(value))
-    except ValueError:
-        return None
-
-
 def _fresh(day: dt.date) -> dt.date:
     """A new date object: the dumper writes one object used twice as an anchor and an alias,
     which term files do not allow."""
     return dt.date.fromordinal(day.toordinal())
 
 
-def _may_change(text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None) -> bool:
+def _may_change(text: str, reachable: Found, fill: Mapping[str, object] | None) -> bool:
     """A cheap look at the text before the (slow) round trip: could anything be stamped?
     Only if a reachable URL is in it, a fillable byline field or last_checked_on is still
     pending. When this says no, the round trip would change nothing either."""
@@ -95,7 +93,7 @@ _DATED = re.compile(r"^\s*(?:-\s+)?checked_on:\s*['\"]?\d{4}-\d{2}-\d{2}", re.MU
 _PENDING_LINE = re.compile(r"^\s+(\w+):\s*['\"]?pending['\"]?\s*(?:#.*)?$", re.MULTILINE)
 
 
-def _plan(data: Any, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None) -> Plan:
+def _plan(data: Any, reachable: Found, fill: Mapping[str, object] | None) -> Plan:
     """The stamps to write into a term's data (plain or round-trip): the one place that
     decides, whichever way the file is then edited."""
     plan: Plan = []
@@ -106,18 +104,16 @@ def _plan(data: Any, reachable: Mapping[str, dt.date], fill: Mapping[str, object
     for i, source in enumerate(sources if isinstance(sources, list) else []):
         if not isinstance(source, Mapping):
             return []
-        day = reachable.get(str(source.get("url", "")))
-        old = _as_date(source.get("checked_on"))
-        if day is not None and (old is None or day > old):
-            plan.append((("sources", i, "checked_on"), day))
-            old = day
-        dates.append(old)
+        found = reachable.get(str(source.get("url", "")))
+        changes = [] if found is None else source_plan(source, found)
+        plan += [(("sources", i, key), value) for key, value in changes]
+        dates.append(as_date(dict(changes).get("checked_on", source.get("checked_on"))))
     byline = data.get("byline")
     if not isinstance(byline, Mapping):
         return plan
     if dates and all(dates):
         oldest = min(d for d in dates if d is not None)
-        current = _as_date(byline.get("last_checked_on"))
+        current = as_date(byline.get("last_checked_on"))
         if current is None or oldest > current:
             plan.append((("byline", "last_checked_on"), oldest))
     for key, value in (fill or {}).items():
@@ -127,11 +123,12 @@ def _plan(data: Any, reachable: Mapping[str, dt.date], fill: Mapping[str, object
 
 
 def stamp_file(
-    path: Path, reachable: Mapping[str, dt.date], byline_fill: Mapping[str, str | dt.date | None] | None = None
+    path: Path, reachable: Found, byline_fill: Mapping[str, str | dt.date | None] | None = None
 ) -> StampOutcome:
-    """Set checked_on of every source whose URL is in reachable (URL -> day found reachable),
-    never moving a stamp back; then byline.last_checked_on to the oldest source stamp, once
-    every source has one; and byline fields still 'pending' from byline_fill (git history).
+    """Stamp every source whose URL is in reachable (URL -> the day found reachable, or all a run
+    found of it: source_stamps.py says what is written), never moving a stamp back; then
+    byline.last_checked_on to the oldest source stamp, once every source has one; and byline
+    fields still 'pending' from byline_fill (git history).
     A byline field an author set is never overwritten.
 
     Where every stamp replaces a value already in the file, the new values are written
@@ -166,9 +163,7 @@ _ATTEMPTS = 3
 _KEPT_EDIT = "it changed while being stamped (saved in an editor?); left as last saved: run it again"
 
 
-def _stamp_text(
-    text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None
-) -> tuple[str | None, int, str]:
+def _stamp_text(text: str, reachable: Found, fill: Mapping[str, object] | None) -> tuple[str | None, int, str]:
     """The stamped text (None: leave the file), the sources stamped, and any problem. The
     edit is made on LF text; the file's own line breaks are put back afterwards."""
     if "\r" not in text:
@@ -178,9 +173,7 @@ def _stamp_text(
     return (None if after is None else linebreaks.restore(text, lf, after)), stamped, problem
 
 
-def _stamp_lf(
-    text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None
-) -> tuple[str | None, int, str]:
+def _stamp_lf(text: str, reachable: Found, fill: Mapping[str, object] | None) -> tuple[str | None, int, str]:
     if not _may_change(text, reachable, fill):
         return None, 0, ""
     try:
@@ -212,10 +205,10 @@ def _why(exc: BaseException) -> str:
 
 
 def _stamped(plan: Plan) -> int:
-    return sum(1 for where, _ in plan if where[0] == "sources")
+    return len({where[:2] for where, _ in plan if where[0] == "sources"})
 
 
-def _in_place(text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, object] | None) -> tuple[str, int] | None:
+def _in_place(text: str, reachable: Found, fill: Mapping[str, object] | None) -> tuple[str, int] | None:
     """The stamped text and the number of sources stamped, or None where this way cannot
     do it safely."""
     parsed = yamledit.parse(text)
@@ -231,15 +224,13 @@ def _in_place(text: str, reachable: Mapping[str, dt.date], fill: Mapping[str, ob
     return out, _stamped(plan)
 
 
-def _round_trip(
-    text: str, reachable: Mapping[str, dt.date], byline_fill: Mapping[str, object] | None
-) -> tuple[str | None, int, str]:
+def _round_trip(text: str, reachable: Found, byline_fill: Mapping[str, object] | None) -> tuple[str | None, int, str]:
     yaml_rt = next((_yaml(*i) for i in _INDENTS if _dump(_yaml(*i), _yaml(*i).load(text)) == text), None)
     if yaml_rt is None:
         return None, 0, "its layout cannot be kept by the YAML round trip; stamp by hand"
     data = yaml_rt.load(text)
     plan = _plan(data, reachable, byline_fill)
-    yamledit.assign(data, [(where, _fresh(v) if isinstance(v, dt.date) else str(v)) for where, v in plan])
+    yamledit.assign(data, [(where, _fresh(v) if isinstance(v, dt.date) else v) for where, v in plan])
     after = _dump(yaml_rt, data)
     if after == text:
         return None, 0, ""

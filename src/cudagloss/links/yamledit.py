@@ -77,6 +77,8 @@ def scalar(value: object) -> str:
     """A value as YAML text that loads back as itself (checked after the edit anyway)."""
     if isinstance(value, dt.date):
         return value.isoformat()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
     text = str(value)
     if _PLAIN.match(text) and text.lower() not in ("pending", "null", "true", "false", "yes", "no", "on", "off"):
         return text
