@@ -63,7 +63,8 @@ def edited(text: str, node: Any, data: Any, plan: Plan) -> str | None:
             return None
         edits.append((target.start_mark.index, target.end_mark.index, scalar(value)))
     out = text
-    for start, end, new in sorted(edits, reverse=True):
+    # from the end back; lines added at one place go in the plan's order (applied last first)
+    for start, end, new in sorted(reversed(edits), key=lambda e: e[0], reverse=True):
         out = out[:start] + new + out[end:]
     expected = copy.deepcopy(data)
     assign(expected, plan)
