@@ -1,0 +1,53 @@
+"""What html_text.py knows of HTML's elements: which hold raw text, which are void, which hide
+their content, which separate text, and which end tags the HTML standard implies."""
+
+from __future__ import annotations
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+RAW = _names("script style title textarea xmp iframe noembed noframes noscript plaintext")
+"""Elements whose content is text up to their own end tag, as in a browser that runs scripts
+(so <noscript> is raw text, as it is there). Only textarea, xmp and plaintext show theirs."""
+SHOWN_RAW = _names("textarea xmp plaintext")
+VOID = _names("area base br col embed hr img input keygen link meta param source track wbr")
+"""Elements with no content and no end tag."""
+HIDING = _names("template svg annotation annotation-xml datalist rp script style title")
+"""Elements whose content no reader sees: a template's, an SVG's (drawn, not text: its labels
+and <title> are not prose), a MathML annotation (the TeX behind a formula), a datalist's, and
+script, style and title where a foreign element (in <math>) makes them ordinary elements."""
+HEADINGS = _names("h1 h2 h3 h4 h5 h6")
+BLOCK = HEADINGS | _names(
+    "address article aside audio blockquote body br button canvas caption center dd details dialog dir div "
+    "dl dt embed fieldset figcaption figure footer form frameset header hgroup hr html iframe img input "
+    "legend li listing main menu meter nav object ol optgroup option p plaintext pre progress search "
+    "section select summary table tbody td textarea tfoot th thead tr ul video xmp"
+)
+"""Elements whose boundaries separate text (block boxes, table cells, replaced elements and
+line breaks); every other element (a, em, code, span, sub, custom elements...) is inline, so a
+sentence split across them is read whole."""
+_P_CLOSERS = BLOCK - _names("br button canvas embed iframe img input meter object progress")
+CLOSES: dict[str, frozenset[str]] = {
+    **dict.fromkeys(_P_CLOSERS, frozenset({"p"})),
+    **dict.fromkeys(HEADINGS, frozenset({"p", *HEADINGS})),
+    "li": _names("p li"),
+    "dd": _names("p dd dt"),
+    "dt": _names("p dd dt"),
+    "tr": _names("td th tr"),
+    "td": _names("td th"),
+    "th": _names("td th"),
+    "option": _names("option"),
+    "optgroup": _names("option optgroup"),
+}
+"""The end tags a start tag implies, looked for at the top of the stack only (<p>a<p>b,
+<li>a<li>b, <td>a<td>b): the HTML standard looks deeper, which costs the depth per tag."""
+BREAKOUT = _names(
+    "b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing "
+    "menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var"
+)
+"""HTML start tags that end an unclosed <svg> or <math> (the HTML standard's foreign content):
+a broken inline icon does not hide the rest of the page."""
+ROOT_IDS = _names("root app __next __nuxt ___gatsby svelte react-root app-root")
+"""The ids of the element a single-page app fills with its scripts."""

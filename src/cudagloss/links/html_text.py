@@ -1,0 +1,267 @@
+"""The text an HTML page shows a reader, read in one linear pass: a tokenizer after the HTML
+standard's (tags, attributes, comments, raw-text elements) and a tree of open elements kept
+with O(1) work per tag.
+
+Why not a library: on this project's Python (3.11.7) the standard library's html.parser is
+quadratic or worse on hostile input (60 KB of '<a ' takes seconds, four times that takes
+seventeen times as long); a conforming HTML5 tree builder (Lexbor, html5ever) checks element
+scopes by walking the stack of open elements, so a page of nested <div>s costs the square of
+its depth. A page is hostile input, so this reads it with bounded work per character: every
+regex here matches forward without nested repetition, an end tag pops only an element it knows
+is open (a count per name), and an implied end tag (<p> after <p>) looks only at the top.
+
+What it leaves out, and why, is in html_elements.HIDING and _hides(); what separates text
+is html_elements.BLOCK.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+from cudagloss.links.html_elements import BLOCK, BREAKOUT, CLOSES, HIDING, RAW, ROOT_IDS, SHOWN_RAW, VOID
+
+_NAME = re.compile(r"[^\t\n\f\r />]*")
+_SEP = re.compile(r"[\t\n\f\r /]*")
+_ATTR = re.compile(
+    r"""([^\t\n\f\r />][^\t\n\f\r /=>]*)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"([^"]*)"?|'([^']*)'?|([^\t\n\f\r >]*)))?"""
+)
+_COMMENT_END = re.compile(r"--!?>")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_SPACE = r"[\t\n\f\r ]*"
+_STYLE_HIDES = re.compile(
+    rf"(?:^|;){_SPACE}(?:display{_SPACE}:{_SPACE}none|visibility{_SPACE}:{_SPACE}(?:hidden|collapse))"
+    rf"{_SPACE}(?:!{_SPACE}important{_SPACE})?(?:;|$)"
+)
+_WANTED = frozenset({"hidden", "style", "id", "open"})
+"""The attributes read: the rest are skipped over without being kept."""
+NOSCRIPT_MAX = 4096
+"""Characters of <noscript> text kept, to see whether it asks for JavaScript."""
+
+
+@dataclass(frozen=True)
+class PageText:
+    """What reading a page found: its visible text, and the signs that scripts write it."""
+
+    text: str
+    scripts: int
+    """<script> elements, inline or not."""
+    noscript: str
+    """The start of what its <noscript> elements say (markup in them left as it is)."""
+    empty_root: bool
+    """An app's root element (<div id="root">, <div id="__next">, <app-root>...) with no text."""
+
+
+def _hides(name: str, attrs: dict[str, str]) -> bool:
+    """The element and all it holds are not shown. The hidden attribute hides, except
+    hidden=until-found (find-in-page and text fragments reveal it, as they open a closed
+    <details>); so does a <dialog> not open, and an inline style of display:none or
+    visibility:hidden. aria-hidden does not: it hides from screen readers, not from sight
+    (KaTeX marks the formula everyone sees aria-hidden)."""
+    if name in HIDING or (name == "dialog" and "open" not in attrs):
+        return True
+    hidden = attrs.get("hidden")
+    if hidden is not None and hidden.strip().lower() != "until-found":
+        return True
+    style = attrs.get("style")
+    return style is not None and _STYLE_HIDES.search(style.lower()) is not None
+
+
+class _Tree:
+    """The open elements and the text collected so far. Each element is pushed once and popped
+    once, so the work is linear in the number of tags."""
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+        self.stack: list[str] = []
+        self.open: dict[str, int] = {}
+        self.names: dict[str, str] = {}
+        self.hidden_from = 0
+        """The depth of the outermost hiding element open (0: none)."""
+        self.scripts = 0
+        self.noscript: list[str] = []
+        self.noscript_len = 0
+        self.root_at = 0
+        self.root_text = False
+        self.empty_root = False
+
+    @property
+    def foreign(self) -> bool:
+        return bool(self.open.get("svg") or self.open.get("math"))
+
+    def separate(self) -> None:
+        if not self.hidden_from and self.chunks and self.chunks[-1] != " ":
+            self.chunks.append(" ")
+
+    def data(self, text: str, *, entities: bool = True) -> None:
+        if self.hidden_from or not text:
+            return
+        if entities and "&" in text:
+            text = html.unescape(text)
+        if self.root_at and not self.root_text and not text.isspace():
+            self.root_text = True
+        self.chunks.append(text)
+
+    def pop(self) -> str:
+        name = self.stack.pop()
+        self.open[name] -= 1
+        depth = len(self.stack)
+        if self.hidden_from > depth:
+            self.hidden_from = 0
+        if self.root_at > depth:
+            self.empty_root |= not self.root_text
+            self.root_at = 0
+        if name in BLOCK:
+            self.separate()
+        return name
+
+    def start(self, name: str, attrs: dict[str, str], self_closing: bool) -> None:
+        if name == "script":
+            self.scripts += 1
+        if self.foreign and name in BREAKOUT:
+            while self.foreign:
+                self.pop()
+        closes = CLOSES.get(name)
+        while closes and self.stack and self.stack[-1] in closes:
+            self.pop()
+        if name in BLOCK:
+            self.separate()
+        foreign = self.foreign
+        if name in VOID or (name in RAW and not foreign) or (self_closing and foreign):
+            return
+        name = self.names.setdefault(name, name)
+        self.stack.append(name)
+        self.open[name] = self.open.get(name, 0) + 1
+        if not self.hidden_from and _hides(name, attrs):
+            self.hidden_from = len(self.stack)
+        if not self.root_at and not self.hidden_from and (attrs.get("id") in ROOT_IDS or name == "app-root"):
+            self.root_at, self.root_text = len(self.stack), False
+
+    def end(self, name: str) -> None:
+        if name in BLOCK:
+            self.separate()  # </p> with no <p> open is an empty paragraph, </br> a <br>
+        if self.open.get(name):
+            while self.pop() != name:
+                pass
+
+    def raw(self, name: str, content: str) -> None:
+        """The content of a raw-text element (RAW)."""
+        if name == "noscript" and self.noscript_len < NOSCRIPT_MAX:
+            self.noscript.append(content[: NOSCRIPT_MAX - self.noscript_len])
+            self.noscript_len += len(self.noscript[-1])
+        elif name in SHOWN_RAW:
+            self.data(content, entities=name == "textarea")
+        if name in BLOCK:
+            self.separate()
+
+    def finish(self) -> PageText:
+        self.empty_root |= bool(self.root_at) and not self.root_text
+        return PageText("".join(self.chunks), self.scripts, "".join(self.noscript), self.empty_root)
+
+
+def _always(pattern: re.Pattern[str], s: str, p: int) -> re.Match[str]:
+    """pattern matched at p, where it cannot fail (it matches the empty string, or what is at p)."""
+    found = pattern.match(s, p)
+    assert found is not None
+    return found
+
+
+def _tag_end(s: str, p: int, attrs: dict[str, str] | None) -> tuple[bool, int] | None:
+    """Read a tag's attributes from p (just after its name) to its '>': (self-closing, the
+    position after '>'), or None where the input ends first (the tag is then dropped, as in
+    the HTML standard). Attributes named in _WANTED go into attrs, the first of each name."""
+    n = len(s)
+    while True:
+        q = _always(_SEP, s, p).end()
+        if q >= n:
+            return None
+        if s[q] == ">":
+            return q > p and s[q - 1] == "/", q + 1
+        attr = _always(_ATTR, s, q)  # s[q] is neither a separator nor '>': a name starts there
+        key = attr.group(1).lower()
+        if attrs is not None and key in _WANTED and key not in attrs:
+            value = next((v for v in attr.group(2, 3, 4) if v is not None), "")
+            attrs[key] = html.unescape(value) if "&" in value else value
+        p = attr.end()
+
+
+_RAW_END: dict[str, re.Pattern[str]] = {
+    name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.IGNORECASE) for name in RAW - {"plaintext"}
+}
+
+
+def _start_tag(s: str, i: int, tree: _Tree) -> int:
+    """The start tag at s[i] ('<' then a letter); returns where reading goes on."""
+    name_match = _always(_NAME, s, i + 1)
+    name = name_match.group().lower()
+    attrs: dict[str, str] = {}
+    read = _tag_end(s, name_match.end(), attrs)
+    if read is None:
+        return len(s)
+    self_closing, p = read
+    raw = name in RAW and not tree.foreign
+    tree.start(name, attrs, self_closing)
+    if not raw:
+        return p
+    shown = not _hides(name, attrs)  # <textarea hidden>: a raw-text element is never pushed
+    if name == "plaintext":
+        if shown:
+            tree.raw(name, s[p:])
+        return len(s)
+    end = _RAW_END[name].search(s, p)
+    if shown or name == "noscript":
+        tree.raw(name, s[p : end.start() if end else len(s)])
+    if end is None:
+        return len(s)
+    read = _tag_end(s, end.end(), None)
+    return len(s) if read is None else read[1]
+
+
+def _markup(s: str, i: int, tree: _Tree) -> int:
+    """Whatever starts with the '<' at s[i]; returns where reading goes on."""
+    n = len(s)
+    after = s[i + 1 : i + 2]
+    if after in _LETTERS:
+        return _start_tag(s, i, tree)
+    if after == "/":
+        after = s[i + 2 : i + 3]
+        if after in _LETTERS:
+            name_match = _always(_NAME, s, i + 2)
+            read = _tag_end(s, name_match.end(), None)
+            if read is None:
+                return n
+            tree.end(name_match.group().lower())
+            return read[1]
+        if after == "":
+            tree.data("</")
+            return n
+        return i + 3 if after == ">" else _past(s, ">", i + 2)
+    if after == "!" and s.startswith("<!--", i):
+        if s.startswith(">", i + 4) or s.startswith("->", i + 4):  # <!--> and <!---> are empty comments
+            return s.index(">", i + 4) + 1
+        end = _COMMENT_END.search(s, i + 4)
+        return end.end() if end else n
+    if after in ("!", "?"):  # a doctype, <![CDATA[...]]> or <?...>: a bogus comment up to '>'
+        return _past(s, ">", i + 2)
+    tree.data("<")
+    return i + 1
+
+
+def _past(s: str, what: str, i: int) -> int:
+    found = s.find(what, i)
+    return len(s) if found < 0 else found + len(what)
+
+
+def read_html(s: str) -> PageText:
+    """Read an HTML document: its visible text and the signs that scripts write it."""
+    tree = _Tree()
+    i, n = 0, len(s)
+    while i < n:
+        j = s.find("<", i)
+        if j < 0:
+            j = n
+        if j > i:
+            tree.data(s[i:j])
+        i = _markup(s, j, tree) if j < n else n
+    return tree.finish()

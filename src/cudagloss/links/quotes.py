@@ -1,0 +1,168 @@
+"""Is a source's quote on its page? The judgement, from the page the link checker fetched.
+
+A quote is looked for in the page's visible text, both sides normalised (page_text.py): found
+is found. Not found is only "missing" where we could have seen it: a PDF, an image, a binary
+body, a page whose scripts write its text, or the unread rest of a page too long to fetch whole
+is "unverifiable", with the reason, because nothing here says the quote is not there.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from cudagloss.links.html_text import read_html
+from cudagloss.links.page_text import bom_codec, decode_page, normalise, web_codec
+from cudagloss.links.status import Page
+
+
+class QuoteStatus(enum.Enum):
+    """What a reader is told about a source's quote.
+
+    FOUND: the quoted words are on the page today, as a reader sees them.
+    MISSING: the page was read and they are not on it: the page changed, or the quote was
+    never its words. Worth a look before trusting the sentence the quote supports.
+    UNVERIFIABLE: the page could not be read for it (not fetched, a PDF, an image, text its
+    scripts write, past the part fetched): nothing is known either way.
+    """
+
+    FOUND = "quote-found"
+    MISSING = "quote-missing"
+    UNVERIFIABLE = "quote-unverifiable"
+
+
+@dataclass(frozen=True)
+class QuoteResult:
+    status: QuoteStatus
+    detail: str = ""
+    """Why, in words for a person (empty when found)."""
+
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+PLAIN_TYPES = frozenset({"text/plain"})
+SPARSE = 200
+"""Characters of visible text under which a page with scripts is taken to be written by them."""
+SNIFF = 1024
+"""Bytes looked at to tell a binary body (the MIME Sniffing standard's binary data bytes)."""
+_BINARY = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
+_ASKS_FOR_JS = re.compile(
+    r"\b(?:enable|turn on|switch on|activate|requires?|needs?)\b[^.!?]{0,40}\bjavascript\b"
+    r"|\bjavascript\b[^.!?]{0,40}\b(?:required|disabled|is off|must be|needs to be|to be enabled)\b",
+    re.IGNORECASE,
+)
+_KINDS = (
+    ("application/pdf", "a PDF: its text is not read"),
+    ("image/", "an image: it has no text to read"),
+    ("video/", "a video: it has no text to read"),
+    ("audio/", "a sound file: it has no text to read"),
+    ("application/json", "JSON: its text is not read"),
+    ("application/octet-stream", "a file of bytes (application/octet-stream): its text is not read"),
+)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A page read once: its normalised text, or why it cannot be read; and why a quote not
+    found in it may still be on the page (scripts, truncation)."""
+
+    text: str = ""
+    unreadable: str = ""
+    caveat: str = ""
+
+
+def _size(n: int) -> str:
+    mib = n / (1 << 20)
+    return f"{mib:g} MiB" if mib >= 1 and mib == int(mib) else f"{n:,} bytes"
+
+
+def _kind(page: Page) -> tuple[str, str]:
+    """('html' | 'plain' | '', why not) for the page's media type; a page served without one is
+    read as HTML when it starts like HTML, and as plain text otherwise."""
+    media = page.content_type
+    if media in HTML_TYPES:
+        return "html", ""
+    if media in PLAIN_TYPES:
+        return "plain", ""
+    if media == "":
+        start = page.body[:SNIFF].lstrip().lower()
+        return ("html" if start.startswith((b"<!doctype html", b"<html")) else "plain"), ""
+    why = next((why for prefix, why in _KINDS if media.startswith(prefix)), "")
+    return "", why or f"served as {media[:100]}: only HTML and plain text pages are read"
+
+
+def _looks_binary(page: Page, text: str) -> bool:
+    """Control bytes in the first SNIFF bytes (other than in UTF-16, where they are half of
+    every ASCII character), or more than one character in ten undecodable."""
+    utf16 = (bom_codec(page.body) or ("", 0))[0].startswith("utf-16") or (web_codec(page.charset) or "").startswith(
+        "utf-16"
+    )
+    if not utf16 and _BINARY.search(page.body[:SNIFF]):
+        return True
+    sample = text[:65536]
+    return sample.count("\ufffd") * 10 > len(sample)
+
+
+def _needs_javascript(scripts: int, shown: int, noscript: str, empty_root: bool) -> str:
+    """Why the page's text is likely written by its scripts, or "". Only a page with scripts
+    can need them; then any of: an app's root element left empty, under SPARSE characters of
+    text without them, or a <noscript> asking for JavaScript."""
+    if not scripts:
+        return ""
+    prefix = "the page needs JavaScript to show its text: "
+    if empty_root:
+        return prefix + "its app's root element is empty until its scripts fill it"
+    if shown < SPARSE:
+        return prefix + f"without its {scripts} script(s) it shows only {shown} characters"
+    if _ASKS_FOR_JS.search(noscript):
+        return prefix + "its <noscript> asks for JavaScript, so part of the page may be written by scripts"
+    return ""
+
+
+def _read(page: Page | None) -> _Reading:
+    if page is None:
+        return _Reading(unreadable="the page was not fetched, so its text could not be read")
+    kind, why = _kind(page)
+    if not kind:
+        return _Reading(unreadable=why)
+    decoded = decode_page(page.body, page.charset, sniff_meta=kind == "html")
+    if _looks_binary(page, decoded):
+        return _Reading(unreadable=f"the body looks binary, though served as {page.content_type or 'no type'}")
+    caveat = ""
+    if kind == "html":
+        found = read_html(decoded)
+        text = normalise(found.text)
+        caveat = _needs_javascript(found.scripts, len(text), found.noscript, found.empty_root)
+    else:
+        text = normalise(decoded)
+    if not caveat and page.truncated:
+        size = _size(len(page.body))
+        caveat = f"the page is over {size}; the quote is not in its first {size}"
+    return _Reading(text=text, caveat=caveat)
+
+
+def judge_quotes(page: Page | None, quotes: Iterable[str]) -> dict[str, QuoteResult]:
+    """Each quote's result on one page, which is read once (only if some quote has words)."""
+    wanted = {quote: normalise(quote) for quote in quotes}
+    reading = _read(page) if any(wanted.values()) else _Reading()
+    results: dict[str, QuoteResult] = {}
+    for quote, needle in wanted.items():
+        if not needle:
+            results[quote] = QuoteResult(QuoteStatus.UNVERIFIABLE, "the quote has no words to look for")
+        elif reading.unreadable:
+            results[quote] = QuoteResult(QuoteStatus.UNVERIFIABLE, reading.unreadable)
+        elif needle in reading.text:
+            results[quote] = QuoteResult(QuoteStatus.FOUND)
+        elif reading.caveat:
+            results[quote] = QuoteResult(QuoteStatus.UNVERIFIABLE, reading.caveat)
+        else:
+            results[quote] = QuoteResult(
+                QuoteStatus.MISSING, f"not in the page's visible text ({len(reading.text):,} characters read)"
+            )
+    return results
+
+
+def judge_quote(page: Page | None, quote: str) -> QuoteResult:
+    """One quote's result on its page (judge_quotes reads a page once for several)."""
+    return judge_quotes(page, [quote])[quote]
