@@ -70,7 +70,8 @@ def glossary(tmp_path: Path, server: str) -> Path:
 
 
 def links(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return cudagloss(root, "links", "terms", *args)
+    """The command as an author runs it; no archive is asked (test_quotes_cli.py asks a local one)."""
+    return cudagloss(root, "links", "terms", "--no-archive", *args)
 
 
 def changed_lines(before: str, after: str) -> list[tuple[str, str]]:
@@ -86,7 +87,10 @@ def test_reachable_sources_are_stamped_and_only_stamp_lines_change(glossary: Pat
     assert run.returncode == 1, run.stderr  # /unchecked answers 404
     line = before.splitlines().index(f"    url: {server}/unchecked") + 1
     assert f"terms/warp.yaml:{line}: [broken] {server}/unchecked (HTTP 404)" in run.stdout
-    assert changed_lines(before, warp.read_text()) == [("    checked_on: 2026-09-01", f"    checked_on: {TODAY}")]
+    unchecked = f"    url: {server}/unchecked\n"
+    expected = before.replace("    checked_on: 2026-09-01", f"    checked_on: {TODAY}")
+    expected = expected.replace(unchecked, unchecked + "    failed_checks: 1\n")  # broken once, counted
+    assert warp.read_text() == expected
 
 
 def test_the_report_file_tells_the_pages_what_this_run_found(glossary: Path, server: str) -> None:
@@ -109,7 +113,11 @@ def test_a_failure_never_removes_or_moves_back_a_stamp(glossary: Path) -> None:
     text = warp.read_text().replace("/warps", "/now-missing")
     warp.write_text(text)
     links(glossary, "--force")
-    assert warp.read_text() == text  # both sources fail: the 2026-09-01 stamp stays
+    after = warp.read_text()
+    assert "    checked_on: 2026-09-01" in after  # both sources fail: the stamp stays, each failure counted
+    assert [line for line in after.splitlines() if line not in text.splitlines()] == ["    failed_checks: 1"] * 2
+    links(glossary, "--force")
+    assert warp.read_text() == after.replace("failed_checks: 1", "failed_checks: 2")
 
 
 def test_recently_checked_urls_are_skipped_unless_forced(glossary: Path) -> None:
@@ -166,7 +174,7 @@ def test_ctrl_c_keeps_the_stamps_of_checks_that_finished(glossary: Path) -> None
     before = warp.read_text()
     terminal, its_end = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cudagloss", "links", "terms", "--timeout", "600"],
+        [sys.executable, "-m", "cudagloss", "links", "terms", "--no-archive", "--timeout", "600"],
         cwd=glossary,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

@@ -19,8 +19,10 @@ import pytest
 pytest.importorskip("ruamel.yaml")
 
 from conftest import FIXTURES, cudagloss
+from cudagloss.links.findings import Findings
 from cudagloss.links.plan import Citation, LinkPlan, plan
 from cudagloss.links.report import FORMATS, LinkReport
+from cudagloss.links.source_stamps import UrlStamps
 from cudagloss.links.status import LinkResult, LinkStatus
 from localserver import Quiet, running
 
@@ -146,11 +148,17 @@ def test_the_plan_lists_every_url_once_with_its_citations_and_what_to_stamp(tmp_
     assert "https://example.com/unchecked" in planned.todo and planned.skipped == 1
     forced = plan(tmp_path / "terms", tmp_path, today=today, max_age=3, force=True)
     assert forced.todo == list(forced.by_url) and forced.skipped == 0
-    results = {
-        "https://example.com/unchecked": LinkResult("https://example.com/unchecked", LinkStatus.REDIRECTED),
-        "https://example.com/gone": LinkResult("https://example.com/gone", LinkStatus.BROKEN),
+    found = Findings()
+    found.results.update(
+        {
+            "https://example.com/unchecked": LinkResult("https://example.com/unchecked", LinkStatus.REDIRECTED),
+            "https://example.com/gone": LinkResult("https://example.com/gone", LinkStatus.BROKEN),
+        }
+    )
+    assert found.stamps(today) == {
+        "https://example.com/unchecked": UrlStamps(reachable_on=today),
+        "https://example.com/gone": UrlStamps(failed=True),
     }
-    assert planned.stamps(results) == {"https://example.com/unchecked": today}
 
 
 def test_each_format_is_a_formatter_over_the_same_report() -> None:
@@ -164,15 +172,18 @@ def test_each_format_is_a_formatter_over_the_same_report() -> None:
     assert set(FORMATS) == {"text", "json"}
     assert FORMATS["text"](report).splitlines() == [
         "terms/t.yaml:7: [broken] https://a.example/x (HTTP 404)",
-        "result         count",
-        "ok             0",
-        "redirected     0",
-        "blocked        0",
-        "rate-limited   0",
-        "timeout        0",
-        "broken         1",
-        "invalid        0",
-        "skipped        1 (checked within 3 days)",
+        "result             count",
+        "ok                 0",
+        "redirected         0",
+        "blocked            0",
+        "rate-limited       0",
+        "timeout            0",
+        "broken             1",
+        "invalid            0",
+        "quote-found        0",
+        "quote-missing      0",
+        "quote-unverifiable 0",
+        "skipped            1 (checked within 3 days)",
         "stamped 1 term files",
     ]
     document = json.loads(FORMATS["json"](report))

@@ -85,7 +85,7 @@ def corpus(root: Path, server: str, n: int) -> Path:
 
 def links(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "cudagloss", "links", "terms", *args],
+        [sys.executable, "-m", "cudagloss", "links", "terms", "--no-archive", *args],
         cwd=root,
         capture_output=True,
         text=True,
@@ -289,7 +289,7 @@ def test_a_file_broken_while_urls_are_checked_is_reported_and_the_run_goes_on(tm
         held = f"{slow}/held"
         broken.write_text(broken.read_text().replace("    url: ", f"    url: {held}\n  - title: Two\n    url: ", 1))
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cudagloss", "links", "terms", "--force"],
+            [sys.executable, "-m", "cudagloss", "links", "terms", "--no-archive", "--force"],
             cwd=tmp_path,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -397,7 +397,7 @@ def test_an_edit_saved_while_urls_are_checked_is_kept(tmp_path: Path, server: st
         text = path.read_text().replace("    url: ", f"    url: {held}\n  - title: Two\n    url: ", 1)
         path.write_text(text)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cudagloss", "links", "terms"],
+            [sys.executable, "-m", "cudagloss", "links", "terms", "--no-archive"],
             cwd=tmp_path,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -502,7 +502,7 @@ def test_kills_at_random_moments_lose_nothing_and_leave_no_temporaries(tmp_path:
         folder = root / terms.name
         start = os.stat(folder).st_mtime_ns
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cudagloss", "links", "terms"],
+            [sys.executable, "-m", "cudagloss", "links", "terms", "--no-archive"],
             cwd=root,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

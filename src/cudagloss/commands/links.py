@@ -39,6 +39,7 @@ def main(argv: Sequence[str], project: Project) -> ExitCode:
                 timeout=args.timeout,
                 terminated=terminated,
                 report_file=_report_file(args.report),
+                archive_api=None if args.no_archive else args.archive_api,
             )
         except KeyboardInterrupt:
             if not terminated:
@@ -55,6 +56,19 @@ def _report_file(name: str | None) -> Path | None:
 
     refuse_links(Path(name))
     return Path(name)
+
+
+def _api(text: str) -> str:
+    """The archive's availability API: an http(s) address a source could have, no query of its own."""
+    from cudagloss.model.addresses import url_host_problem
+    from cudagloss.model.urls import url_problem
+
+    problem = url_problem(text) or url_host_problem(text)
+    if problem is None and ("?" in text or "#" in text):
+        problem = "the archive's address takes no query or fragment (the URL and day are added)"
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text!r}: {problem}")
+    return text
 
 
 def _seconds(text: str) -> float:
@@ -83,6 +97,7 @@ def _number(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from cudagloss.links.archive import DEFAULT_API
     from cudagloss.links.checker import CheckerOptions
     from cudagloss.links.report import FORMATS
 
@@ -98,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="also write the JSON report to FILE (for `cudagloss render --link-report`)",
     )
+    parser.add_argument(
+        "--archive-api",
+        type=_api,
+        default=DEFAULT_API,
+        metavar="URL",
+        help=f"the archive asked for a copy of each source found reachable that has none (default: {DEFAULT_API})",
+    )
+    parser.add_argument("--no-archive", action="store_true", help="ask no archive for copies")
     parser.add_argument(
         "--timeout",
         type=_seconds,

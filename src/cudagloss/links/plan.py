@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from cudagloss.check.fields import future_dates, source_url_mistake, utc_today
 from cudagloss.errors import Diagnostic, GlossaryError
-from cudagloss.links.status import LinkResult
 from cudagloss.load.terms import load_terms
 from cudagloss.model.corpus import LoadedTerm
 
@@ -73,10 +71,6 @@ class LinkPlan:
     def skipped(self) -> int:
         """URLs left alone: found reachable within max_age days by every citation."""
         return len(self.by_url) - len(self.todo)
-
-    def stamps(self, results: Mapping[str, LinkResult]) -> dict[str, dt.date]:
-        """What to stamp once results are in: each URL found reachable, with today's date."""
-        return {url: self.today for url, result in results.items() if result.status.reachable}
 
 
 def citations(terms: Path, root: Path) -> list[Citation]:

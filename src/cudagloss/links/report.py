@@ -5,8 +5,12 @@ stamped), and each output format is one formatter over it, returning the text pr
 standard output. FORMATS maps `--format`'s choices to them.
 
     text   `path:line: [result] url (detail)` for each citation of a URL with a problem,
-           sorted by URL, then a table of counts per result, the URLs skipped and the files stamped
-    json   one document: the day, counts, files stamped, and every result with where it is cited
+           sorted by URL; then, apart, each quote not found on its page (content drift: the
+           page answers but no longer says what we cite it for) or that could not be looked
+           for; then a table of counts per result and per quote result, the archived copies
+           found, the URLs skipped and the files stamped
+    json   one document: the day, counts, files stamped, and every result with where it is
+           cited, its quotes' results, its archived copy and its broken runs in a row
            (`cudagloss render --link-report` reads it, so pages say what this run found)
 """
 
@@ -15,10 +19,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cudagloss.errors import shown
+from cudagloss.links.findings import Findings
 from cudagloss.links.plan import LinkPlan
+from cudagloss.links.quotes import QuoteStatus
 from cudagloss.links.status import LinkResult, LinkStatus
 
 
@@ -30,11 +36,28 @@ class LinkReport:
     plan: LinkPlan
     results: dict[str, LinkResult]
     stamped: list[str]
+    found: Findings = field(default_factory=Findings)
+    """The quotes judged and the archived copies found (results is found.results, or given apart)."""
 
     @property
     def counts(self) -> Counter[str]:
         """Results per LinkStatus value."""
         return Counter(r.status.value for r in self.results.values())
+
+    def failed_checks(self, url: str) -> int:
+        """Broken runs in a row for url, this one counted: what the stamps say after it."""
+        before = max((c.failed_checks for c in self.plan.by_url.get(url, [])), default=0)
+        result = self.results.get(url)
+        if result is None:
+            return before
+        return before + 1 if result.status.fails else 0 if result.status.reachable else before
+
+    def archived(self, url: str) -> str | None:
+        """url's archived copy: found this run, else the one its citations carry."""
+        snap = self.found.archive.found.get(url)
+        if snap is not None:
+            return snap.url
+        return next((c.archived_url for c in self.plan.by_url.get(url, []) if c.archived_url), None)
 
     @property
     def failed(self) -> bool:
@@ -54,13 +77,35 @@ def text(report: LinkReport) -> str:
             detail = "; ".join(x for x in (r.detail, *r.notes) if x)
             for c in report.plan.by_url[url]:
                 lines.append(f"{c.path}:{c.line}: [{r.status.value}] {shown(url)}" + (f" ({detail})" if detail else ""))
+    drift = _drift(report)
+    if drift:
+        lines.append("quotes not found on their pages (content drift) or not looked for:")
+        lines += drift
     counts = report.counts
-    lines.append(f"{'result':<14} count")
-    lines += [f"{status.value:<14} {counts.get(status.value, 0)}" for status in LinkStatus]
-    lines.append(f"{'skipped':<14} {report.plan.skipped} (checked within {report.plan.max_age:g} days)")
+    lines.append(f"{'result':<18} count")
+    lines += [f"{status.value:<18} {counts.get(status.value, 0)}" for status in LinkStatus]
+    lines += [f"{q.value:<18} {report.found.quote_count(q)}" for q in QuoteStatus]
+    archive = report.found.archive
+    if archive.found or archive.problems:
+        lines.append(f"archived copies found for {len(archive.found)} of {len(archive.found) + len(archive.problems)}")
+    if archive.stopped:
+        lines.append(f"archive: {archive.stopped}")
+    lines.append(f"{'skipped':<18} {report.plan.skipped} (checked within {report.plan.max_age:g} days)")
     if report.stamped:
         lines.append(f"stamped {len(report.stamped)} term files")
     return "\n".join(lines)
+
+
+def _drift(report: LinkReport) -> list[str]:
+    """`path:line: [quote-missing] url: "quote" (detail)` for each citation whose quote was not found."""
+    lines = []
+    for url, judged in sorted(report.found.quotes.items()):
+        for c in report.plan.by_url.get(url, []):
+            r = judged.get(c.quote or "")
+            if r is not None and r.status is not QuoteStatus.FOUND:
+                said = f": {r.detail}" if r.detail else ""
+                lines.append(f"{c.path}:{c.line}: [{r.status.value}] {shown(url)} {shown(repr(c.quote), 100)}{said}")
+    return lines
 
 
 def as_json(report: LinkReport) -> str:
@@ -70,6 +115,7 @@ def as_json(report: LinkReport) -> str:
         "checked": len(report.results),
         "skipped_fresh": report.plan.skipped,
         "counts": dict(report.counts),
+        "quote_counts": {q.value: report.found.quote_count(q) for q in QuoteStatus},
         "stamped": report.stamped,
         "results": [
             {
@@ -81,6 +127,12 @@ def as_json(report: LinkReport) -> str:
                 "chain": [[h.status, h.location] for h in r.chain],
                 "soft_404": r.soft_404,
                 "cited_at": [f"{c.path}:{c.line}" for c in by_url[r.url]],
+                "quotes": [
+                    {"quote": q, "result": j.status.value, "detail": j.detail}
+                    for q, j in report.found.quotes.get(r.url, {}).items()
+                ],
+                "archived_url": report.archived(r.url),
+                "failed_checks": report.failed_checks(r.url),
             }
             for r in report.results.values()
         ],

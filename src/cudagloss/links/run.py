@@ -1,11 +1,16 @@
-"""The run of `cudagloss links`: plan -> check -> stamp -> report.
+"""The run of `cudagloss links`: plan -> check (-> quotes -> archive) -> stamp -> report.
 
     plan    plan.py: the terms read (not judged), every source URL and where it is cited,
             which are checked this run (the others were found reachable within --max-age days)
     check   here, over checker.py: each URL of the plan checked once, after asking whether
-            there is a network at all (network.py)
-    stamp   stamp_folder.py (stamp.py for one file): each URL found reachable stamped with
-            today's date, and pending byline fields filled from git history
+            there is a network at all (network.py); a URL whose sources carry a quote is read
+            whole and each quote looked for in its visible text (quotes.py, page_text.py);
+            then the archive is asked for a copy of each URL found reachable that has none
+            yet (archive.py; --no-archive, --archive-api). What was found: findings.py
+    stamp   stamp_folder.py (stamp.py for one file; source_stamps.py decides each source's
+            fields): each URL found reachable stamped with today's date, each quote found
+            with it, archived copies and broken runs in a row written, and pending byline
+            fields filled from git history
     report  report.py: the results in the chosen format, on standard output
 
 Its exit statuses (ExitCode): OK nothing broken; FAILED something broken or invalid;
@@ -30,14 +35,21 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import sys
+from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cudagloss.errors import ExitCode
 from cudagloss.files.atomic import write_text_atomic
+from cudagloss.links.archive import DEFAULT_API, find_snapshots
 from cudagloss.links.checker import CheckerOptions, LinkChecker
+from cudagloss.links.findings import Findings
 from cudagloss.links.network import PROBE_SECONDS, network_answers
-from cudagloss.links.plan import plan
+from cudagloss.links.plan import LinkPlan, plan
+from cudagloss.links.quotes import QuoteResult, judge_quotes
 from cudagloss.links.report import FORMATS, LinkReport, as_json
+from cudagloss.links.source_stamps import UrlStamps
 from cudagloss.links.stamp_folder import FolderStamps, histories, stamp_folder
 from cudagloss.links.status import LinkResult, looks_offline
 from cudagloss.model.project import Project
@@ -52,26 +64,51 @@ def _progress(done: int, total: int) -> None:
         print(f"\r  [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
 
 
-async def _check(urls: list[str], options: CheckerOptions, results: dict[str, LinkResult]) -> None:
-    """Check urls into results as each finishes, so an interrupted run keeps what it found."""
-    async with LinkChecker(options) as checker:
+@dataclass(frozen=True)
+class Asked:
+    """What the check stage is asked to do beyond each URL's result."""
 
-        def done(url: str, result: LinkResult) -> None:
-            results[url] = result
-            _progress(len(results), len(urls))
+    quotes: Mapping[str, list[str]]
+    """URL -> the quotes its sources carry: the page is read whole and each looked for."""
+    archive_api: str | None
+    """The archive's availability API (None: --no-archive)."""
+    plan: LinkPlan | None = None
+    """Which URLs already have an archived copy (asked about no more)."""
 
-        await checker.check_all(urls, done)
-    if urls and sys.stderr.isatty():
-        print(file=sys.stderr)
+
+async def _check(urls: list[str], options: CheckerOptions, found: Findings, asked: Asked) -> None:
+    """Check urls into found as each finishes, so an interrupted run keeps what it found. A
+    page's quotes are judged on a worker thread (parsing a guide of a few MiB takes a while),
+    not on the loop that waits for the other URLs."""
+    judging: list[tuple[str, Future[dict[str, QuoteResult]]]] = []
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cudagloss-quotes") as pool:
+        async with LinkChecker(options) as checker:
+
+            def done(url: str, result: LinkResult) -> None:
+                if result.page is not None:
+                    judging.append((url, pool.submit(judge_quotes, result.page, asked.quotes.get(url, []))))
+                    result = replace(result, page=None)
+                found.results[url] = result
+                _progress(len(found.results), len(urls))
+
+            await checker.check_all(urls, done, pages=asked.quotes)
+            for url, future in judging:
+                found.quotes[url] = await asyncio.wrap_future(future)
+            if urls and sys.stderr.isatty():
+                print(file=sys.stderr)
+            if asked.archive_api is not None:
+                reachable = [u for u, r in found.results.items() if r.status.reachable]
+                todo = [u for u in reachable if asked.plan is None or asked.plan.unarchived(u)]
+                found.archive = await find_snapshots(checker, todo, dt.date.today(), asked.archive_api)
 
 
-def check(todo: list[str], timeout: float, results: dict[str, LinkResult]) -> None:
-    """The check stage: each URL of todo checked once, into results as each finishes (so
+def check(todo: list[str], timeout: float, found: Findings, asked: Asked | None = None) -> None:
+    """The check stage: each URL of todo checked once, into found as each finishes (so
     that a KeyboardInterrupt, which it lets through, leaves what was found)."""
-    asyncio.run(_check(todo, CheckerOptions(total_timeout=timeout), results))
+    asyncio.run(_check(todo, CheckerOptions(total_timeout=timeout), found, asked or Asked({}, None)))
 
 
-def stamp_checked(terms: Path, reachable: dict[str, dt.date], done: FolderStamps) -> None:
+def stamp_checked(terms: Path, reachable: Mapping[str, dt.date | UrlStamps], done: FolderStamps) -> None:
     """The stamp stage: reachable URLs stamped into every term file citing them, and pending
     byline fields filled from git history (left pending, with one line, when there is none
     to trust), into done."""
@@ -96,20 +133,23 @@ def run(
     timeout: float,
     terminated: list[int],
     report_file: Path | None = None,
+    archive_api: str | None = DEFAULT_API,
 ) -> ExitCode:
     """Check the URLs of terms not found reachable within max_age days (all of them when
     force), print the report in form (a key of report.FORMATS), and stamp the term files
     unless told not to; terminated is non-empty once SIGTERM came (its handler raises
     KeyboardInterrupt). report_file: where the JSON report is also written (atomically), for
-    `render --link-report`, whatever form standard output takes."""
+    `render --link-report`, whatever form standard output takes; archive_api: where archived
+    copies are asked for (None: not at all)."""
     planned = plan(project.terms_dir, project.root, today=dt.date.today(), max_age=max_age, force=force)
     todo = planned.todo
     if todo and not network_answers(todo):
         return _offline(f"none of the hosts of {len(todo)} URLs answered within {PROBE_SECONDS:g} s")
-    results: dict[str, LinkResult] = {}
+    found = Findings()
+    results = found.results
     interrupted = False
     try:
-        check(todo, timeout, results)
+        check(todo, timeout, found, Asked(planned.quotes, archive_api, planned))
     except KeyboardInterrupt:
         if terminated:
             print(f"\n{PROG}: terminated; nothing was stamped", file=sys.stderr)
@@ -121,13 +161,13 @@ def run(
     done = FolderStamps()
     if stamp:
         try:
-            stamp_checked(project.terms_dir, planned.stamps(results), done)
+            stamp_checked(project.terms_dir, found.stamps(planned.today), done)
         except KeyboardInterrupt:
             if not terminated:
                 raise
             print(f"{PROG}: terminated; stopped after stamping {len(done.changed)} files", file=sys.stderr)
             return ExitCode.TERMINATED
-    report = LinkReport(planned, results, done.changed)
+    report = LinkReport(planned, results, done.changed, found)
     print(FORMATS[form](report))
     if report_file is not None:  # a failed write is the boundary's one line, exit 5
         write_text_atomic(report_file, as_json(report) + "\n")

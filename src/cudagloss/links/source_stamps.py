@@ -47,7 +47,7 @@ def as_date(value: object) -> dt.date | None:
         return None
 
 
-def source_plan(source: Mapping[object, object], found: UrlStamps | dt.date) -> list[tuple[str, object]]:
+def source_plan(source: Mapping[str, object], found: UrlStamps | dt.date) -> list[tuple[str, object]]:
     """The (field, value) pairs to set in one source (its mapping as the file holds it) from
     what the run found of its URL (a bare date: found reachable that day, nothing more)."""
     if isinstance(found, dt.date):

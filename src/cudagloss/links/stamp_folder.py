@@ -9,7 +9,6 @@ change. A file that links out of the repository is never written.
 
 from __future__ import annotations
 
-import datetime as dt
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from cudagloss.files.atomic import WriteFailed, remove_stale_temporaries
 from cudagloss.links.history import FileHistory, HistoryUnavailable, read_history
-from cudagloss.links.stamp import stamp_file
+from cudagloss.links.stamp import Found, stamp_file
 from cudagloss.load.terms import term_files
 
 
@@ -55,7 +54,7 @@ class FolderStamps:
 
 def stamp_folder(
     terms: Path,
-    reachable: Mapping[str, dt.date],
+    reachable: Found,
     history: Mapping[Path, FileHistory],
     prog: str,
     done: FolderStamps,

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
-from cudagloss.model.link_checks import RESULTS, LinkCheck, LinkChecks
+from cudagloss.model.limits import COUNT_MAX
+from cudagloss.model.link_checks import QUOTE_RESULTS, RESULTS, LinkCheck, LinkChecks
 from cudagloss.text import strictjson
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -70,7 +71,33 @@ def load_link_report(path: Path) -> LinkChecks:
         if not isinstance(url, str) or result not in RESULTS:
             bad(("results", i), f"results[{i}] must have a 'url' string and a 'result' of {', '.join(RESULTS)}")
         else:
-            by_url[url] = LinkCheck(result)
+            by_url[url] = _check(entry, i, result, bad)
     if diagnostics or day is None:
         raise GlossaryError(diagnostics)
     return LinkChecks(day, by_url)
+
+
+def _check(entry: dict[str, Any], i: int, result: str, bad: Any) -> LinkCheck:
+    """One URL's entry: its result, and the optional quotes' results, broken runs in a row
+    and archived copy that reports since quotes came carry (each checked, else a diagnostic)."""
+    quotes: dict[str, str] = {}
+    listed = entry.get("quotes", [])
+    if not isinstance(listed, list):
+        bad(("results", i, "quotes"), f"results[{i}].quotes must be a list of {{quote, result}}")
+        listed = []
+    for j, q in enumerate(listed):
+        text, said = (q.get("quote"), q.get("result")) if isinstance(q, dict) else (None, None)
+        if not isinstance(text, str) or said not in QUOTE_RESULTS:
+            needs = f"a 'quote' string and a 'result' of {', '.join(QUOTE_RESULTS)}"
+            bad(("results", i, "quotes", j), f"results[{i}].quotes[{j}] needs {needs}")
+        else:
+            quotes[text] = said
+    failed = entry.get("failed_checks")
+    if failed is not None and (type(failed) is not int or not 0 <= failed <= COUNT_MAX):
+        bad(("results", i, "failed_checks"), f"results[{i}].failed_checks must be a whole number from 0")
+        failed = None
+    archived = entry.get("archived_url")
+    if archived is not None and not isinstance(archived, str):
+        bad(("results", i, "archived_url"), f"results[{i}].archived_url must be a URL or null")
+        archived = None
+    return LinkCheck(result, tuple(quotes.items()), failed, archived)

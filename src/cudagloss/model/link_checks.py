@@ -22,13 +22,24 @@ UNDECIDED = {"blocked": "blocked the checker", "rate-limited": "rate-limited the
 """What an inconclusive result says of the source: nothing about whether the page exists."""
 RESULTS = (*REACHABLE, *FAILING, *UNDECIDED)
 """Every result a report may hold (cudagloss.links.status.LinkStatus's values)."""
+QUOTE_FOUND, QUOTE_MISSING, QUOTE_UNVERIFIABLE = "quote-found", "quote-missing", "quote-unverifiable"
+QUOTE_RESULTS = (QUOTE_FOUND, QUOTE_MISSING, QUOTE_UNVERIFIABLE)
+"""What a report may say of a quote (cudagloss.links.quotes.QuoteStatus's values)."""
+ARCHIVE_AFTER = 2
+"""Broken runs in a row after which a page links a source's archived copy, the original beside it:
+one broken run may be a server's bad hour; two in a row (runs are days apart) is a page gone."""
 
 
 @dataclass(frozen=True, slots=True)
 class LinkCheck:
-    """One URL's result in the report: a value of RESULTS."""
+    """One URL's result in the report: a value of RESULTS, and what the run found beyond it."""
 
     result: str
+    quotes: tuple[tuple[str, str], ...] = ()
+    """(quote as the author wrote it, a value of QUOTE_RESULTS) pairs (a tuple: checks are hashed)."""
+    failed_checks: int | None = None
+    """Broken runs in a row, this one counted (None: a report from before it was counted)."""
+    archived_url: str | None = None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from cudagloss.model.link_checks import LinkChecks, checked_phrase
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import MeasurementSet, NodeRun, NodeValues, resolve, resolve_pair
 from cudagloss.model.refs import Ref
+from cudagloss.model.source_links import source_link
 from cudagloss.model.term import Source, Term
 from cudagloss.model.urls import measurement_src_uri, relative_href, result_anchor
 from cudagloss.model.workings import NodeWork, work
@@ -146,11 +147,12 @@ _DESTINATION = str.maketrans({c: f"%{ord(c):02X}" for c in "()[]`"})
 
 
 def source_citation(source: Source, checks: LinkChecks | None = None) -> Markup:
-    """`(title, checked YYYY-MM-DD)` with the title linked to the source, or what the link
+    """`(title, checked YYYY-MM-DD)` with the title linked to the source (at its quote, or its
+    archived copy once the page is gone: model.source_links), or what the link
     check found (link_checks.checked_phrase); the title is plain text and the URL passes
     escape.url (no link where it refuses)."""
     title = escape.text(source.title)
-    url = escape.url(source.url)
+    url = escape.url(source_link(source, checks).href) if escape.url(source.url) is not None else None
     shown = Markup(f"[{title}]({str(url).translate(_DESTINATION)})") if url is not None else title
     checked = checked_phrase(source.checked_on, source.url, checks)
     return Markup("(") + shown + Markup(", ") + escape.text(checked) + Markup(")")

@@ -204,9 +204,15 @@ _TAGS = frozenset(
         "ul",
     ]
 )
+ROBUST_LINKS = ("data-originalurl", "data-versionurl", "data-versiondate")
+"""Robust Links (robustlinks.mementoweb.org): a link's original URL, an archived copy and its
+date, so a reader's tools can find the page as it was when we cited it."""
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 _ATTRIBUTES = {
     "*": {"class", "id", "title"},
-    "a": {"href"},
+    "a": {"href", *ROBUST_LINKS},
     "ol": {"start"},
     "td": {"colspan", "rowspan", "style"},
     "th": {"colspan", "rowspan", "style"},
@@ -223,6 +229,9 @@ page content must never carry them (a heading '## __config' gets that id from to
 
 
 def _attribute(element: str, attribute: str, value: str) -> str | None:
+    if attribute in ROBUST_LINKS:  # an address a reader may follow, or a date; nothing else
+        ok = _DAY.fullmatch(value) if attribute == "data-versiondate" else url_problem(value) is None
+        return value if element == "a" and ok else None
     if attribute not in ("href", "title", "style") and fetches(value):  # SVG paint such as fill="url(https://...)"
         return None
     if attribute == "id":

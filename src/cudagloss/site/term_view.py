@@ -12,7 +12,9 @@ from typing import Protocol
 from markupsafe import Markup
 
 from cudagloss.model.corpus import Corpus, LoadedTerm
-from cudagloss.model.link_checks import checked_phrase
+from cudagloss.model.link_checks import LinkChecks, checked_phrase
+from cudagloss.model.source import Source
+from cudagloss.model.source_links import source_link
 from cudagloss.model.urls import page_url, section_src_uri, term_src_uri
 from cudagloss.site import escape
 from cudagloss.site.cite_this import cite_this_view
@@ -76,10 +78,7 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         section=section_link,
         related=tuple(related),
         meet=tuple(_meet(r, uri, e.label, e.link, e.note) for e in term.where_you_meet_this),
-        sources=tuple(
-            SourceView(s.title, escape.url(s.url), checked_phrase(s.checked_on, s.url, r.corpus.link_checks))
-            for s in term.sources
-        ),
+        sources=tuple(source_view(s, r.corpus.link_checks) for s in term.sources),
         measured=measured,
         measured_on=measured_on,
         claims=tuple(claim_view(term, c, r.corpus.measurements) for c in term.claims),
@@ -90,6 +89,24 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         next=_neighbour(r, uri, after),
         report=report_url(r.repo_url, url, t, r.edit_uri(t.file), r.commit, evidence(t, r.corpus.measurements, cited)),
         body_text=r.body(slug, page=False) if r.has_charts(slug) else None,
+    )
+
+
+def source_view(s: Source, checks: LinkChecks | None) -> SourceView:
+    """A source as the Sources list shows it: linked at its quote, with Robust Links attributes
+    where it has an archived copy, and the copy linked in its place once the page is gone."""
+    link = source_link(s, checks)
+    checked = checked_phrase(s.checked_on, s.url, checks)
+    version = escape.url(link.archived_url) if link.archived_url and link.archived_on else None
+    return SourceView(
+        s.title,
+        escape.url(link.href) if escape.url(s.url) is not None else None,
+        checked + (f"; {link.quote_phrase}" if link.quote_phrase else ""),
+        " ".join((s.quote or "").split()),
+        escape.url(s.url) if version is not None else None,
+        version,
+        link.archived_on or "" if version is not None else "",
+        link.archive_shown and version is not None,
     )
 
 

@@ -75,7 +75,18 @@ class SourceView:
     url: Markup | None
     """None for an address a reader must not be sent to."""
     checked: str
-    """What the link checker found: 'checked 2026-09-01', 'not yet checked', ... (link_checks.checked_phrase)."""
+    """What the link checker found: 'checked 2026-09-01', 'not yet checked', ... (link_checks.checked_phrase),
+    and of the quote: '; quote checked 2026-09-01' (source_links.source_link)."""
+    quote: str = ""
+    """The source's words the term rests on, shown after it ('' where it has no quote)."""
+    original_url: Markup | None = None
+    """The source's own URL, where it has an archived copy (Robust Links' data-originalurl)."""
+    version_url: Markup | None = None
+    """The archived copy (data-versionurl); None where there is none a reader may follow."""
+    version_date: str = ""
+    """The copy's day, YYYY-MM-DD (data-versiondate)."""
+    archive_shown: bool = False
+    """url is the archived copy (the page has been found broken several runs in a row); the original is shown beside."""
 
 
 @dataclass(frozen=True, slots=True)

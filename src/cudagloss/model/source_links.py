@@ -1,0 +1,67 @@
+"""Where a reader is sent for a source, and what the page says of its quote.
+
+A source with a quote links to the sentence itself (a text fragment, model.fragments); one
+with an archived copy carries Robust Links attributes (the original, the copy, its date), so
+a reader's tools can find the page as we cited it; and once the link checker has found the
+URL broken ARCHIVE_AFTER runs in a row, the title links the archived copy and the original
+is shown beside it. Counts and quote results come from the build's link report where there
+is one (it is newer), else from the stamps in the term. Model layer: no site imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cudagloss.model.fragments import text_fragment_url
+from cudagloss.model.link_checks import (
+    ARCHIVE_AFTER,
+    QUOTE_FOUND,
+    QUOTE_MISSING,
+    LinkChecks,
+)
+from cudagloss.model.term import PENDING, Source
+from cudagloss.model.urls import url_problem
+
+
+@dataclass(frozen=True)
+class SourceLink:
+    href: str
+    """What the title links to: the page (at the quote, where there is one), or its archived copy."""
+    original: str
+    """The source's own URL."""
+    archived_url: str | None
+    archived_on: str | None
+    archive_shown: bool
+    """href is the archived copy: the URL was found broken ARCHIVE_AFTER runs in a row."""
+    quote_phrase: str
+    """'' (no quote), 'quote checked 2026-12-05', 'quote not found on 2026-12-05', ..."""
+
+
+def source_link(source: Source, checks: LinkChecks | None) -> SourceLink:
+    check = checks.by_url.get(source.url) if checks is not None else None
+    archived = source.archived_url or (check.archived_url if check else None)
+    if archived is not None and url_problem(archived) is not None:
+        archived = None
+    archived_on = str(source.archived_on) if source.archived_on != PENDING else None
+    failed = check.failed_checks if check is not None and check.failed_checks is not None else source.failed_checks
+    shown = archived is not None and failed >= ARCHIVE_AFTER
+    target = archived if shown and archived is not None else source.url
+    href = text_fragment_url(target, source.quote) if source.quote else target
+    return SourceLink(href, source.url, archived, archived_on, shown, _quote_phrase(source, checks))
+
+
+def _quote_phrase(source: Source, checks: LinkChecks | None) -> str:
+    if not source.quote:
+        return ""
+    check = checks.by_url.get(source.url) if checks is not None else None
+    said = dict(check.quotes).get(source.quote) if check is not None else None
+    stamped = str(source.quote_checked_on)
+    if said is not None and checks is not None:
+        day = checks.day.isoformat()
+        if said == QUOTE_FOUND:
+            return f"quote checked {day}"
+        prefix = f"quote checked {stamped}; " if stamped != PENDING else ""
+        if said == QUOTE_MISSING:
+            return f"{prefix}quote not found on the page on {day}"
+        return f"{prefix}quote could not be looked for on {day}"
+    return f"quote checked {stamped}" if stamped != PENDING else "quote not yet checked"
