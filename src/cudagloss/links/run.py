@@ -96,10 +96,12 @@ async def _check(urls: list[str], options: CheckerOptions, found: Findings, aske
                 found.quotes[url] = await asyncio.wrap_future(future)
             if urls and sys.stderr.isatty():
                 print(file=sys.stderr)
-            if asked.archive_api is not None:
-                reachable = [u for u, r in found.results.items() if r.status.reachable]
-                todo = [u for u in reachable if asked.plan is None or asked.plan.unarchived(u)]
-                found.archive = await find_snapshots(checker, todo, dt.date.today(), asked.archive_api)
+    if asked.archive_api is not None:
+        reachable = [u for u, r in found.results.items() if r.status.reachable]
+        todo = [u for u in reachable if asked.plan is None or asked.plan.unarchived(u)]
+        if todo:  # no retries: a busy archive is asked again next run, not hammered now
+            async with LinkChecker(replace(options, retries=0)) as archive:
+                found.archive = await find_snapshots(archive, todo, dt.date.today(), asked.archive_api)
 
 
 def check(todo: list[str], timeout: float, found: Findings, asked: Asked | None = None) -> None:
