@@ -31,6 +31,7 @@ from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.addresses import url_host_problem
 from cudagloss.model.corpus import Corpus, Facts, LoadedTerm
 from cudagloss.model.display import verify_command
+from cudagloss.model.limits import QUOTE_MIN_WORDS
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.term import SLUG_PATTERN, is_slug
 from cudagloss.model.urls import url_problem
@@ -142,6 +143,13 @@ def _sources(t: LoadedTerm) -> Iterator[Diagnostic]:
             ids[source.id] = i
         if not source.title.strip():
             yield _d(t, f"{where}.title", "is empty", "say what the source is, e.g. 'NVIDIA PTX ISA reference'")
+        if source.quote is not None and len(words := source.quote.split()) < QUOTE_MIN_WORDS:
+            yield _d(
+                t,
+                f"{where}.quote",
+                f"is {len(words)} word{'s'[: len(words) != 1]}; a quote needs at least {QUOTE_MIN_WORDS}",
+                "quote the clause or sentence of the page that supports the term, as the page words it",
+            )
         mistake = source_url_mistake(t, i)
         if mistake is not None:
             yield mistake
