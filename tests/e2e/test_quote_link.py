@@ -1,0 +1,85 @@
+"""A quoted source's link in the built site takes the reader to the sentence: a term page built
+with `mkdocs build --strict`, its source a long page on another local server (Python's
+http.server) with the quoted sentence screens below the top, split across inline elements;
+Chromium clicks the link on the term page and the source page scrolls to the sentence."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FIXTURES
+from sitebuild import build, fixture_config
+
+pytestmark = [pytest.mark.browser, pytest.mark.builders]
+
+QUOTE = "A warp executes one common instruction at a time, so full efficiency is realized"
+PAGE = (
+    "<!doctype html><html><head><title>Guide</title></head><body>"
+    + "<p>Filler paragraph that is not the sentence we cite.</p>\n" * 400
+    + '<p id="target">A <em>warp</em> executes one <a href="#x">common instruction</a> at a time, '
+    + "so full efficiency is realized when all threads agree.</p>\n"
+    + "<p>More filler after the sentence.</p>\n" * 50
+    + "</body></html>"
+)
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serving(folder: Path) -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_the_source_link_scrolls_to_the_quote(tmp_path: Path, browser: Any) -> None:
+    pages = tmp_path / "source"
+    pages.mkdir()
+    (pages / "guide.html").write_text(PAGE, encoding="utf-8")
+    with serving(pages) as source:
+        terms = tmp_path / "terms"
+        shutil.copytree(FIXTURES / "good", terms)
+        warp = terms / "warp.yaml"
+        text = warp.read_text()
+        start, end = text.index("sources:\n"), text.index("measurements:\n")
+        quoted = f'sources:\n  - title: The guide\n    url: {source}/guide.html\n    quote: "{QUOTE}"\n'
+        warp.write_text(text[:start] + quoted + text[end:])
+        run = build(fixture_config(tmp_path, terms), tmp_path / "site")
+        assert run.returncode == 0, run.stderr
+        with serving(tmp_path / "site") as site:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            try:
+                page = context.new_page()
+                page.set_default_timeout(30_000)  # bounds a hang, never a slow machine
+                page.goto(f"{site}/terms/warp/", wait_until="load")
+                link = page.locator(f'a[href^="{source}/guide.html#:~:text="]')
+                assert link.count() == 1
+                assert link.get_attribute("rel") is not None  # the sanitiser's noopener noreferrer kept
+                link.click()
+                page.wait_for_url(f"{source}/guide.html*")
+                # the browser scrolls to the sentence: wait for it, not for a fixed time
+                page.wait_for_function(
+                    """() => {
+                        const r = document.getElementById('target').getBoundingClientRect();
+                        return window.scrollY > 2000 && r.top >= 0 && r.bottom <= window.innerHeight;
+                    }"""
+                )
+            finally:
+                context.close()
