@@ -234,6 +234,10 @@ def test_hostile_strings_round_trip_exactly_and_leave_no_markup(tmp_path: Path) 
             "url": "https://example.com/a?b=<c>",
             "id": None,
             "checked_on": None,
+            "quote": None,
+            "quote_checked_on": None,
+            "archived_url": None,
+            "archived_on": None,
         }
         assert t["sources"][1]["url"] is None  # an address no reader may be sent to is not published
     assert data["sections"][0]["title"] == HOSTILE[1] and data["sections"][0]["description"] == HOSTILE[2]

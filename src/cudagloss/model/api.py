@@ -75,6 +75,16 @@ class ApiSource:
     checked_on: dt.date | None = field(
         metadata=doc("The day the link checker last found it reachable, or null when not yet checked.")
     )
+    quote: str | None = field(
+        default=None, metadata=doc("The source's own words the term rests on, or null where it has no quote.")
+    )
+    quote_checked_on: dt.date | None = field(
+        default=None, metadata=doc("The day the link checker last found the quote on the page, or null.")
+    )
+    archived_url: str | None = field(
+        default=None, metadata=doc("An archived copy of the page (a Wayback Machine snapshot), or null.")
+    )
+    archived_on: dt.date | None = field(default=None, metadata=doc("The day of that archived copy, or null."))
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,16 @@ class _Builder:
             related=[s for s in term.related if s in self.corpus],
             linked_from=sorted(self.r.backlinks(t.slug)),
             sources=[
-                ApiSource(s.title, s.url if url_problem(s.url) is None else None, s.id, _day(s.checked_on))
+                ApiSource(
+                    s.title,
+                    s.url if url_problem(s.url) is None else None,
+                    s.id,
+                    _day(s.checked_on),
+                    s.quote,
+                    _day(s.quote_checked_on),
+                    s.archived_url if s.archived_url and url_problem(s.archived_url) is None else None,
+                    _day(s.archived_on),
+                )
                 for s in term.sources
             ],
             byline=term.byline,
