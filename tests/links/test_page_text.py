@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from cudagloss.links.page_text import decode_page, normalise, visible_text
+from cudagloss.links.page_text import decode_page, normalise, visible_text, web_codec
 
 
 def shown(html: str) -> str:
@@ -42,6 +42,18 @@ def test_a_utf16_page_with_a_bom(codec: str) -> None:
     body = bom + "<p>Warp – 32 threads</p>".encode(codec)
     assert decode_page(body, None) == "<p>Warp – 32 threads</p>"
     assert decode_page(body, "iso-8859-1") == "<p>Warp – 32 threads</p>"  # the BOM beats a wrong header
+
+
+@pytest.mark.parametrize(
+    ("label", "codec"),
+    [("latin1", "cp1252"), ("iso88591", "cp1252"), ("x-cp1252", "cp1252"), ("us-ascii", "cp1252"),
+     ("utf8", "utf-8"), ("unicode-1-1-utf-8", "utf-8"), ("sjis", "cp932"), ("x-sjis", "cp932"),
+     ("ks_c_5601-1987", "cp949"), ("gb2312", "gb18030"), ("x-gbk", "gb18030"), ("big5", "big5hkscs"),
+     ("koi8-r", "koi8-r"), ("windows-874", "cp874"), ("iso-8859-9", "cp1254"), ("utf-16", "utf-16-le")],
+)  # fmt: skip
+def test_web_labels_name_the_encodings_browsers_use(label: str, codec: str) -> None:
+    """The WHATWG Encoding Standard's labels, as browsers read them."""
+    assert web_codec(label) == web_codec(label.upper()) == codec
 
 
 def test_a_utf8_bom_is_not_text() -> None:

@@ -218,3 +218,22 @@ def test_hostile_pages_give_a_verdict_never_an_exception() -> None:
     for body in pages:
         result = judge_quote(Page("https://x.example/", "text/html", None, body, False), QUOTE)
         assert result.status in QuoteStatus
+
+
+def test_a_page_hidden_whole_until_its_scripts_run_is_read() -> None:
+    """<body style="display:none"> is a page waiting for its scripts to lay it out, not a hidden page."""
+    for tag in ('<body style="display:none">', "<body hidden>", '<html style="visibility:hidden"><body>'):
+        assert judge_quote(html_page(f"{tag}{FILLER}<p>{QUOTE}</p><script>show()</script>"), QUOTE).status is FOUND
+
+
+def test_data_in_script_elements_is_not_a_script() -> None:
+    """JSON-LD on a short static page does not make it a page written by scripts."""
+    body = '<script type="application/ld+json">{"@type": "Article"}</script><p>A short page.</p>'
+    assert judge_quote(html_page(body), QUOTE).status is MISSING
+    for kind in ("", ' type="module"', ' type="text/javascript"', " type=' Application/ECMAScript '"):
+        assert judge_quote(html_page(f"<script{kind}>x()</script><p>A short page.</p>"), QUOTE).status is UNVERIFIABLE
+
+
+def test_a_media_type_with_parameters_is_read() -> None:
+    page = Page("https://x.example/", "Text/HTML; charset=utf-8", "utf-8", f"<p>{QUOTE}</p>".encode(), False)
+    assert judge_quote(page, QUOTE).status is FOUND
