@@ -34,7 +34,7 @@ _STYLE_HIDES = re.compile(
     rf"(?:^|;){_SPACE}(?:display{_SPACE}:{_SPACE}none|visibility{_SPACE}:{_SPACE}(?:hidden|collapse))"
     rf"{_SPACE}(?:!{_SPACE}important{_SPACE})?(?:;|$)"
 )
-_WANTED = frozenset({"hidden", "style", "id", "open"})
+_WANTED = frozenset({"hidden", "style", "id", "open", "type"})
 """The attributes read: the rest are skipped over without being kept."""
 NOSCRIPT_MAX = 4096
 """Characters of <noscript> text kept, to see whether it asks for JavaScript."""
@@ -46,7 +46,7 @@ class PageText:
 
     text: str
     scripts: int
-    """<script> elements, inline or not."""
+    """<script> elements that run (inline or not; not JSON-LD or other data)."""
     noscript: str
     """The start of what its <noscript> elements say (markup in them left as it is)."""
     empty_root: bool
@@ -58,14 +58,23 @@ def _hides(name: str, attrs: dict[str, str]) -> bool:
     hidden=until-found (find-in-page and text fragments reveal it, as they open a closed
     <details>); so does a <dialog> not open, and an inline style of display:none or
     visibility:hidden. aria-hidden does not: it hides from screen readers, not from sight
-    (KaTeX marks the formula everyone sees aria-hidden)."""
+    (KaTeX marks the formula everyone sees aria-hidden). A hidden <html> or <body> is not
+    taken at its word: a page hides itself whole only until its scripts have laid it out."""
     if name in HIDING or (name == "dialog" and "open" not in attrs):
         return True
+    if name in ("html", "body"):
+        return False
     hidden = attrs.get("hidden")
     if hidden is not None and hidden.strip().lower() != "until-found":
         return True
     style = attrs.get("style")
     return style is not None and _STYLE_HIDES.search(style.lower()) is not None
+
+
+def _runs(script_type: str) -> bool:
+    """A <script> of this type is a program (not data such as JSON-LD or a template)."""
+    kind = script_type.strip().lower()
+    return kind in ("", "module") or "javascript" in kind or "ecmascript" in kind
 
 
 class _Tree:
@@ -117,7 +126,7 @@ class _Tree:
         return name
 
     def start(self, name: str, attrs: dict[str, str], self_closing: bool) -> None:
-        if name == "script":
+        if name == "script" and _runs(attrs.get("type", "")):
             self.scripts += 1
         if self.foreign and name in BREAKOUT:
             while self.foreign:

@@ -75,6 +75,21 @@ _LABELS = {
     "unicodefeff": "utf-16-le",
     "unicodefffe": "utf-16-be",
     "csunicode": "utf-16-le",
+    "koi": "koi8-r",
+    "koi8": "koi8-r",
+    "cseuckr": "cp949",
+    "csksc56011987": "cp949",
+    "iso-ir-149": "cp949",
+    "ks_c_5601-1989": "cp949",
+    "ksc_5601": "cp949",
+    "windows-949": "cp949",
+    "csgb2312": "gb18030",
+    "gb_2312": "gb18030",
+    "gb_2312-80": "gb18030",
+    "cn-big5": "big5hkscs",
+    "x-x-big5": "big5hkscs",
+    **{f"x-cp125{n}": f"cp125{n}" for n in range(9)},
+    **{f"iso8859{n}": f"iso8859-{n}" for n in range(1, 17)},
 }
 _LABEL = re.compile(r"[a-z0-9._:-]{1,40}")
 _META = re.compile(rb"""<meta\b[^>]*?charset[\t\n\f\r ]*=[\t\n\f\r ]*["']?[\t\n\f\r ]*([^\t\n\f\r "'>;/]+)""", re.I)

@@ -80,7 +80,7 @@ def _size(n: int) -> str:
 def _kind(page: Page) -> tuple[str, str]:
     """('html' | 'plain' | '', why not) for the page's media type; a page served without one is
     read as HTML when it starts like HTML, and as plain text otherwise."""
-    media = page.content_type
+    media = page.content_type.partition(";")[0].strip().lower()
     if media in HTML_TYPES:
         return "html", ""
     if media in PLAIN_TYPES:
