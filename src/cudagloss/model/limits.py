@@ -16,14 +16,13 @@ NOTE_MAX = 1_000
 BODY_MAX = 40_000
 """Characters in a body (a long article is about 30,000)."""
 QUOTE_MAX = 400
+"""Characters in a source's quote: two sentences of a guide (the link checker looks for it on the page)."""
 QUOTE_MIN_WORDS = 4
 """Words a quote needs at least: fewer would be found on almost any page, and prove nothing."""
-"""Characters in a source's quote: two sentences of a guide (the link checker looks for it on the page)."""
 URL_MAX = 2_000
 """Characters in a URL (what browsers and servers reliably accept)."""
 COUNT_MAX = 1_000_000
 """The largest counter a tool writes into a term (failed_checks)."""
-"""Characters in a URL (what browsers and servers reliably accept)."""
 ITEMS_MAX = 50
 """Items in any one list of a term (aliases, sources, related terms...)."""
 TERMS_MAX = 5000
