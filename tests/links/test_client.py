@@ -21,6 +21,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -234,3 +235,43 @@ def test_the_client_refuses_a_loopback_address_when_connecting(
     monkeypatch.setenv(LOCAL_ENV, "127.0.0.0/8,::1/128")
     asyncio.run(_get_directly(url))
     assert server.requests == ["/ok/1"]
+
+
+class TwoSends(BaseHTTPRequestHandler):
+    """http.server as it comes: the head and the body in two sends, Nagle's algorithm on."""
+
+    protocol_version = "HTTP/1.1"
+    accepted: ClassVar[list[int]] = []
+
+    def setup(self) -> None:
+        TwoSends.accepted.append(1)
+        super().setup()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = b"fine" if self.path.startswith("/ok") else b"<title>Not here</title>"
+        self.send_response(200 if self.path.startswith("/ok") else 404)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_small_body_sent_after_its_head_is_read_to_keep_the_connection() -> None:
+    """The verdict needs no body of a 200, but a connection is kept only once its response is read
+    to the end: a small one that comes after the head is read (and a 404's, which the verdict reads)."""
+    TwoSends.accepted.clear()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), TwoSends)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{httpd.server_address[1]}"
+        urls = [f"{base}/ok/{i}" for i in range(8)] + [f"{base}/missing/{i}" for i in range(4)]
+        results, opened = _check(urls, CheckerOptions(per_host=1, retries=0, read_timeout=60.0, total_timeout=120.0))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert [results[u].status for u in urls] == [LinkStatus.OK] * 8 + [LinkStatus.BROKEN] * 4
+    assert opened == len(TwoSends.accepted) == 1

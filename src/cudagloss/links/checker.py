@@ -49,6 +49,10 @@ from cudagloss.model.urls import url_problem
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 PERMANENT = frozenset({301, 308})
+STAGGER_S = 0.002
+"""A host's workers start this far apart, so its connections are not opened all at once: a
+burst overflowed the listen queue of a server with a small one (http.server's is 5), and each
+connection dropped there waited a second for TCP to try again (bench/RESULTS.md, links)."""
 ACCEPT_ENCODING = "gzip, deflate"
 """Only the codings wire.py decodes under the body cap."""
 
@@ -120,7 +124,8 @@ class LinkChecker:
 
         A few workers per host (as many as it may have in flight) take its URLs in turn, rather
         than a task per URL all queued on the limits: at 10,000 URLs that queue was a measurable
-        part of the run's CPU time. Each check still takes the host's and the run's slots."""
+        part of the run's CPU time. Each check still takes the host's and the run's slots. The
+        workers of a host start STAGGER_S apart (a few milliseconds in all)."""
         unique = list(dict.fromkeys(urls))
         wanted = frozenset(pages)
         queues: dict[str, deque[str]] = {}
@@ -132,7 +137,9 @@ class LinkChecker:
             queues.setdefault(host, deque()).append(url)
         results: dict[str, LinkResult] = {}
 
-        async def worker(host: str, queue: deque[str]) -> None:
+        async def worker(host: str, queue: deque[str], start: float) -> None:
+            if start:
+                await asyncio.sleep(start)
             while queue:
                 url = queue.popleft()
                 results[url] = result = await self.check(url, host, page=url in wanted)
@@ -140,7 +147,9 @@ class LinkChecker:
                     done(url, result)
 
         per_host = max(1, self.options.per_host)
-        await asyncio.gather(*(worker(h, q) for h, q in queues.items() for _ in range(min(len(q), per_host))))
+        await asyncio.gather(
+            *(worker(h, q, i * STAGGER_S) for h, q in queues.items() for i in range(min(len(q), per_host)))
+        )
         return {url: results[url] for url in unique}
 
     async def check(self, url: str, host: str | None = None, *, page: bool = False) -> LinkResult:
