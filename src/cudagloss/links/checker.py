@@ -10,12 +10,12 @@ URL carrying a user name or password is invalid, and so is a redirect to one: no
 with or without them (a stripped request is not the one the server asked for). Whatever one
 server sends is that URL's result (wire.py reads it as hostile); nothing ends the run.
 
-Why aiohttp, not httpx: measured on bench/links.py's server (one host, 32 in flight, 2 CPUs),
-httpx 0.29 spent 1.0-3.4 ms of CPU per URL (anyio and httpcore's pool bookkeeping; about 1.0 ms
-with eight small pools in place of one) and took 1.25x the ideal at 50 ms latency and 5-32x at
-5 ms; aiohttp 3.14 spent 0.09-0.12 ms per URL and took 1.06x at 50 ms (bench/RESULTS.md,
-links section, has the figures and the command). It is also asyncio's own, so the per-URL
-deadline is a plain asyncio.timeout.
+Why aiohttp, not httpx: measured on bench/links.py's asyncio server (one host, 32 in flight,
+2 CPUs; GET each URL, body read as raw bytes, best of 3), httpx 0.29 spent 1.0-3.4 ms of CPU per
+URL (anyio and httpcore's pool bookkeeping: 1.3-3.4 ms with one pool, 0.8-1.0 ms with eight
+small pools, 0.8-1.3 ms with one per connection) and took 1.25x the ideal at 50 ms latency and
+5-32x at 5 ms; aiohttp 3.14 spent 0.09-0.12 ms per URL and took 1.06x at 50 ms, 1.3x at 5 ms.
+It is also asyncio's own, so the per-URL deadline is a plain asyncio.timeout.
 """
 
 from __future__ import annotations
