@@ -7,7 +7,7 @@ test once asserted. In one process, the fastest of --repeats runs of each:
 - YAML nested 10,000 deep in five shapes, and a billion laughs (refused, never expanded);
 - a 250 KB term file of non-Latin words scanned for invisible and look-alike characters;
 - a measurement file of 100,000 problems (the first fifty reported, and a count);
-- response heads and chunk lines trickled one byte at a time (links/response.py);
+- response heads and chunk lines trickled one byte at a time (aiohttp's parser, as links/client.py sets it);
 - soft-404 titles searched in hostile bodies (links/wire.py).
 
     python bench/hostile.py [--repeats 3]
@@ -32,7 +32,7 @@ from common import ROOT, row, save
 from cudagloss.check.entries import entry_of
 from cudagloss.check.names import name_diagnostics
 from cudagloss.errors import GlossaryError
-from cudagloss.links.response import MAX_HEAD, ProtocolError, ResponseReader
+from cudagloss.links.client import MAX_HEADERS, MAX_LINE
 from cudagloss.links.wire import looks_not_found
 from cudagloss.load.corpus import load_corpus
 from cudagloss.load.measurements import load_measurements
@@ -118,22 +118,50 @@ def _many_problems(work: Path) -> Callable[[], None]:
     return load
 
 
+class _Transport:
+    """Just enough of a transport for aiohttp's response protocol to be fed by hand."""
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return default
+
+    def is_closing(self) -> bool:
+        return False
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def _trickled(data: bytes) -> Callable[[], None]:
-    def read() -> None:
-        reader = ResponseReader()
-        try:
-            for i in range(len(data)):
-                reader.feed(data[i : i + 1])
-                while reader.next_head() is not None:
-                    while reader.next_body():
-                        pass
-        except ProtocolError:
-            return
+    """aiohttp's response protocol (the C parser) fed one byte at a time, with the checker's limits."""
+    import asyncio
+
+    from aiohttp.client_proto import ResponseHandler
+
+    async def feed() -> None:
+        protocol = ResponseHandler(asyncio.get_running_loop())
+        protocol.connection_made(_Transport())  # type: ignore[arg-type]
+        protocol.set_response_params(
+            auto_decompress=False, max_line_size=MAX_LINE, max_field_size=MAX_LINE, max_headers=MAX_HEADERS
+        )
+        for i in range(len(data)):
+            protocol.data_received(data[i : i + 1])
+            if protocol.exception() is not None:
+                return
         raise AssertionError("the response was not refused")
+
+    def read() -> None:
+        asyncio.run(feed())
 
     return read
 
 
+MAX_HEAD = 100 * 1024
 TRICKLED = {
     "a head that never ends": b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * (MAX_HEAD // 8),
     "chunks and trailers": CHUNKED

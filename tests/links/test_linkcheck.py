@@ -2,7 +2,7 @@
 
 Each path of the server answers one way (200, redirect chains, 404, 429 with Retry-After,
 a stall, a reset, a soft 404, ...); the exact verdict is asserted. No mocks: requests go
-over real sockets through the checker's own client (links/http1.py).
+over real sockets through the checker's client (aiohttp, as links/client.py sets it up).
 """
 
 from __future__ import annotations

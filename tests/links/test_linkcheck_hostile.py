@@ -27,8 +27,7 @@ pytest.importorskip("idna")
 from cudagloss.errors import shown
 from cudagloss.links import wire
 from cudagloss.links.checker import CheckerOptions, LinkChecker, check_urls
-from cudagloss.links.http1 import Pool
-from cudagloss.links.status import LinkResult, LinkStatus
+from cudagloss.links.status import LinkResult, LinkStatus, Page
 from cudagloss.links.wire import (
     BoundedBody,
     CredentialRefused,
@@ -144,14 +143,25 @@ CORPUS: dict[str, tuple[Script, set[LinkStatus]]] = {
     "endless-headers": (trickle(b"HTTP/1.1 200 OK\r\n", b"X-A: b\r\n" * 512, 0.001), {BROKEN}),
     "switching-protocols": (raw(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n"), {BROKEN}),
     "http2-status-line": (raw(b"HTTP/2 200\r\ncontent-length: 0\r\n\r\n"), {BROKEN}),
-    "obsolete-folding": (raw(b"HTTP/1.1 200 OK\r\nX-A: a\r\n b\r\nContent-Length: 0\r\n\r\n"), {BROKEN}),
-    "space-before-colon": (raw(b"HTTP/1.1 200 OK\r\nContent-Length : 0\r\n\r\n"), {BROKEN}),
+    # Read leniently by aiohttp (llhttp's lenient headers), where our old reader refused: each is a
+    # header the checker never reads and a body it does not need, from the very server whose status
+    # it judges; a server able to send them could as well lie in a well-formed answer, and a
+    # framing it confuses can only reach later answers of the same origin (connections are per
+    # origin). Browsers show these pages too. So: the 200 is read as the 200 it says.
+    "obsolete-folding": (raw(b"HTTP/1.1 200 OK\r\nX-A: a\r\n b\r\nContent-Length: 0\r\n\r\n"), {OK}),
+    "space-before-colon": (raw(b"HTTP/1.1 200 OK\r\nContent-Length : 0\r\n\r\n"), {OK}),
     "signed-length": (raw(b"HTTP/1.1 404 X\r\nContent-Length: +2\r\n\r\nno"), {BROKEN}),
-    "gzip-transfer-coding": (raw(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"), {BROKEN}),
+    # Lenient too, and as RFC 9112 section 6.3 says: a response whose last transfer coding is not
+    # chunked runs to the close. The status is all the verdict needs; the connection is not kept.
+    "gzip-transfer-coding": (raw(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"), {OK}),
     "chunk-size-overflow": (raw(CHUNKED_HEAD + b"1" * 17 + b"\r\n"), {BROKEN}),
-    # framings read as RFC 9112 says, not refused: bare LF line ends, chunked over a Content-Length
+    # framings read as RFC 9112 says, not refused: bare LF line ends
     "bare-lf": (raw(b"HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 2\n\nok"), {OK}),
-    "chunked-over-length-soft-404": (
+    # Chunked and a Content-Length together: RFC 9112 lets the chunking win, or the message be
+    # "handled as an error" (a sign of smuggling); aiohttp's llhttp refuses it, with no setting to
+    # do otherwise. Stricter than our old reader, and a broken verdict where a browser shows the
+    # page: kept as llhttp reads it, since no server has to send both.
+    "chunked-and-length": (
         raw(
             CHUNKED_HEAD[:-2]
             + b"Content-Length: 3\r\n\r\n"
@@ -159,7 +169,7 @@ CORPUS: dict[str, tuple[Script, set[LinkStatus]]] = {
             + NOT_FOUND_PAGE
             + b"\r\n0\r\nX-T: y\r\n\r\n"
         ),
-        {OK},
+        {BROKEN},
     ),
     "close-mid-body": (page(raw(response(200, HTML, b"x" * 1000)[:-990])), {BROKEN}),
     "close-at-once": (raw(b""), {BROKEN}),
@@ -196,7 +206,7 @@ CORPUS: dict[str, tuple[Script, set[LinkStatus]]] = {
     "redirect-no-location": (raw(response(302)), {BROKEN}),
     "set-cookie-then-record": (raw(response(302, {"Set-Cookie": "s=1; Path=/", "Location": "/record"})), {REDIRECTED}),
 }
-SOFT_404 = {"x-gzip-soft-404", "raw-deflate-soft-404", "zlib-deflate-soft-404", "chunked-over-length-soft-404"}
+SOFT_404 = {"x-gzip-soft-404", "raw-deflate-soft-404", "zlib-deflate-soft-404"}
 
 
 ROUTES = {f"/{name}": script for name, (script, _) in CORPUS.items()}
@@ -307,10 +317,10 @@ def test_a_checker_used_directly_never_raises_for_garbage() -> None:
 class Buggy(LinkChecker):
     """A checker with a bug in one place: the run must still finish, with that URL broken."""
 
-    async def _request(self, pool: Pool, url: str, page: bool) -> tuple[int, object, bytes, BoundedBody | None]:
+    async def _request(self, url: str, page: bool) -> tuple[int, Any, bytes, Page | None]:
         if url.endswith("/bug"):
             raise RuntimeError("a bug in the checker\x1b[2J")
-        return await super()._request(pool, url, page)
+        return await super()._request(url, page)
 
 
 def test_an_unexpected_error_is_that_urls_result(hostile: HostileServer) -> None:

@@ -25,7 +25,7 @@ import pytest
 
 from conftest import ROOT, cudagloss
 from cudagloss.links.checker import CheckerOptions, check_urls
-from cudagloss.links.http1 import PrivateAddress, _public_address
+from cudagloss.links.client import PrivateAddress, public_addresses
 from cudagloss.links.network import answers
 from cudagloss.links.status import LinkStatus
 from cudagloss.model.addresses import LOCAL_ENV
@@ -81,8 +81,8 @@ def test_a_name_that_resolves_inside_is_not_connected_to(monkeypatch: pytest.Mon
     monkeypatch.delenv(LOCAL_ENV)
     with pytest.raises(PrivateAddress, match="localhost resolves to no public address"):
 
-        async def resolve() -> str:
-            return await _public_address(asyncio.get_running_loop(), "localhost", 80)
+        async def resolve() -> object:
+            return await public_addresses("localhost", 80)
 
         asyncio.run(resolve())
     with serving("127.0.0.1", Ok) as port:

@@ -1,15 +1,21 @@
-"""Check stage of the link checker: each URL once, concurrently, over our own HTTP/1.1 client.
+"""Check stage of the link checker: each URL once, concurrently, over aiohttp (client.py).
 
 Bounds everywhere, because the other end is not ours: requests in flight (global and per
 host), connect/read/total time, redirects (followed by hand, so the chain is recorded and
-loops are caught), body bytes read and decoded, and retries (exponential backoff with jitter,
-honouring a strict Retry-After up to a cap). Requests go out through http1.py (our own
-HTTP/1.1 client on asyncio, connections kept alive; response.py reads what comes back): no
-cookie jar, auth, .netrc or proxy from the environment, only our own headers, checked once
-more before the wire. A URL carrying a user name or
-password is invalid, and so is a redirect to one: not followed, with or without them (a
-stripped request is not the one the server asked for). Whatever one server sends is that
-URL's result (wire.py reads it as hostile); nothing ends the run.
+loops are caught), body bytes read and decoded (fetch.py, wire.BoundedBody), and retries
+(exponential backoff with jitter, honouring a strict Retry-After up to a cap). No cookie jar,
+auth, .netrc or proxy from the environment, only our own headers, checked once more before the
+wire; no connection to an address a source may not lead to (checked as it is connected to). A
+URL carrying a user name or password is invalid, and so is a redirect to one: not followed,
+with or without them (a stripped request is not the one the server asked for). Whatever one
+server sends is that URL's result (wire.py reads it as hostile); nothing ends the run.
+
+Why aiohttp, not httpx: measured on bench/links.py's asyncio server (one host, 32 in flight,
+2 CPUs; GET each URL, body read as raw bytes, best of 3), httpx 0.29 spent 1.0-3.4 ms of CPU per
+URL (anyio and httpcore's pool bookkeeping: 1.3-3.4 ms with one pool, 0.8-1.0 ms with eight
+small pools, 0.8-1.3 ms with one per connection) and took 1.25x the ideal at 50 ms latency and
+5-32x at 5 ms; aiohttp 3.14 spent 0.09-0.12 ms per URL and took 1.06x at 50 ms, 1.3x at 5 ms.
+It is also asyncio's own, so the per-URL deadline is a plain asyncio.timeout.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from cudagloss import __version__
@@ -28,7 +34,6 @@ from cudagloss.errors import shown
 from cudagloss.links.status import Hop, LinkResult, LinkStatus, Page
 from cudagloss.links.wire import (
     BodyDecodeError,
-    BoundedBody,
     CredentialRefused,
     Unrequestable,
     host_of,
@@ -41,12 +46,13 @@ from cudagloss.links.wire import (
 from cudagloss.model.addresses import url_host_problem
 from cudagloss.model.urls import url_problem
 
-if TYPE_CHECKING:
-    from cudagloss.links.http1 import Pool
-
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 PERMANENT = frozenset({301, 308})
+STAGGER_S = 0.002
+"""A host's workers start this far apart, so its connections are not opened all at once: a
+burst overflowed the listen queue of a server with a small one (http.server's is 5), and each
+connection dropped there waited a second for TCP to try again (bench/RESULTS.md, links)."""
 ACCEPT_ENCODING = "gzip, deflate"
 """Only the codings wire.py decodes under the body cap."""
 
@@ -62,7 +68,7 @@ class CheckerOptions:
     max_redirects: int = 5
     max_body: int = 64 * 1024
     max_page: int = 8 * 1024 * 1024
-    """Decoded bytes of a page read whole (a source with a quote): the CUDA guides are a few MiB."""
+    """Decoded bytes of a page asked for whole (check(..., page=True)); past it, Page.truncated."""
     retries: int = 2
     backoff: float = 0.5
     max_retry_after: float = 10.0
@@ -78,17 +84,17 @@ class _Attempt(Exception):
 
 
 class LinkChecker:
-    """Checks URLs; one instance holds the limits and the connection pools for one run. Use it as an
-    async context manager, which closes the pools."""
+    """Checks URLs; one instance holds the limits and the connections for one run. Use it as an
+    async context manager, which closes them."""
 
     def __init__(self, options: CheckerOptions | None = None) -> None:
-        from cudagloss.links import http1  # the client and ssl only once there is something to check
+        from cudagloss.links import client, fetch  # aiohttp and ssl only once there is something to check
 
         self.options = o = options or CheckerOptions()
-        self._http1 = http1
+        self._wire, self._fetch = client, fetch
         self._global = asyncio.Semaphore(o.concurrency)
         self._hosts: dict[str, asyncio.Semaphore] = {}
-        self._pool = http1.Pool(o.connect_timeout, max_idle=max(o.concurrency, o.per_host))
+        self._client = client.Client(o.connect_timeout, o.read_timeout, max(o.concurrency, o.per_host), o.per_host)
         self._headers = {
             "User-Agent": o.user_agent,
             "Accept": "text/html,application/xhtml+xml,*/*;q=0.8",
@@ -99,12 +105,12 @@ class LinkChecker:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self._pool.close()
+        await self._client.close()
 
     @property
     def connections_opened(self) -> int:
         """TCP connections opened so far: with keep-alive, far fewer than requests to one host."""
-        return self._pool.opened
+        return self._client.opened
 
     async def check_all(
         self,
@@ -113,12 +119,15 @@ class LinkChecker:
         *,
         pages: Collection[str] = (),
     ) -> dict[str, LinkResult]:
-        """Each distinct URL checked once, concurrently; done(url, result) as each finishes.
+        """Each distinct URL checked once, concurrently; done(url, result) as each finishes. A URL
+        in pages is checked as check(url, page=True) is.
 
         A few workers per host (as many as it may have in flight) take its URLs in turn, rather
         than a task per URL all queued on the limits: at 10,000 URLs that queue was a measurable
-        part of the run's CPU time. Each check still takes the host's and the run's slots."""
+        part of the run's CPU time. Each check still takes the host's and the run's slots. The
+        workers of a host start STAGGER_S apart (a few milliseconds in all)."""
         unique = list(dict.fromkeys(urls))
+        wanted = frozenset(pages)
         queues: dict[str, deque[str]] = {}
         for url in unique:
             try:
@@ -128,22 +137,26 @@ class LinkChecker:
             queues.setdefault(host, deque()).append(url)
         results: dict[str, LinkResult] = {}
 
-        async def worker(host: str, queue: deque[str]) -> None:
+        async def worker(host: str, queue: deque[str], start: float) -> None:
+            if start:
+                await asyncio.sleep(start)
             while queue:
                 url = queue.popleft()
-                results[url] = result = await self.check(url, host, page=url in pages)
+                results[url] = result = await self.check(url, host, page=url in wanted)
                 if done is not None:
                     done(url, result)
 
         per_host = max(1, self.options.per_host)
-        await asyncio.gather(*(worker(h, q) for h, q in queues.items() for _ in range(min(len(q), per_host))))
+        await asyncio.gather(
+            *(worker(h, q, i * STAGGER_S) for h, q in queues.items() for i in range(min(len(q), per_host)))
+        )
         return {url: results[url] for url in unique}
 
     async def check(self, url: str, host: str | None = None, *, page: bool = False) -> LinkResult:
         """url's result, whatever the URL and whatever its server sends: this never raises
         (the broad except is the last line; known failures are classified further in).
-        host: host_of(url), where the caller has it already; page: a 2xx answer's whole body
-        (up to max_page decoded bytes) comes back as the result's page."""
+        host: host_of(url), where the caller has it already. page: where the final answer is
+        2xx, its whole body (up to max_page decoded bytes) comes back as result.page."""
         problem = url_problem(url) or url_host_problem(url)
         if problem is not None:
             return LinkResult(url, LinkStatus.INVALID, problem)
@@ -157,17 +170,17 @@ class LinkChecker:
         # the host's turn first: a URL waiting for its host holds none of the run's slots meanwhile
         async with per_host, self._global:
             try:
-                return await self._http1.within(self.options.total_timeout, self._with_retries(self._pool, url, page))
+                return await self._wire.within(self.options.total_timeout, self._with_retries(url, page))
             except asyncio.TimeoutError:
                 return LinkResult(url, LinkStatus.TIMEOUT, f"no answer within {self.options.total_timeout:g} s")
 
-    async def _with_retries(self, pool: Pool, url: str, page: bool) -> LinkResult:
+    async def _with_retries(self, url: str, page: bool) -> LinkResult:
         o = self.options
         attempt = 0
         while True:
             attempt += 1
             try:
-                result = await self._follow(pool, url, page)
+                result = await self._follow(url, page)
                 return result if attempt == 1 else replace(result, attempts=attempt)
             except _Attempt as failed:
                 if attempt > o.retries:
@@ -180,18 +193,18 @@ class LinkChecker:
                     delay = max(delay, failed.wait)
                 await asyncio.sleep(delay)
 
-    async def _follow(self, pool: Pool, url: str, page: bool) -> LinkResult:
+    async def _follow(self, url: str, page: bool) -> LinkResult:
         """One attempt: requests and redirects until a final answer."""
-        wire = self._http1
+        wire = self._wire
         chain: list[Hop] = []
         seen = {url}
         current = url
         while True:
             try:
-                status, headers, body, whole = await self._request(pool, current, page)
+                status, headers, body, got = await self._request(current, page)
             except wire.WireTimeout as exc:
                 raise _Attempt(LinkResult(url, LinkStatus.TIMEOUT, f"timed out ({exc})")) from None
-            except wire.PrivateAddress as exc:  # resolved there when connecting: not followed, not retried
+            except wire.PrivateAddress as exc:  # refused there when connecting: not followed, not retried
                 return LinkResult(url, LinkStatus.INVALID, shown(str(exc)), chain=tuple(chain))
             except (CredentialRefused, Unrequestable) as exc:
                 detail = shown(f"cannot be requested ({type(exc).__name__}: {exc})")
@@ -226,37 +239,17 @@ class LinkChecker:
                 current = target
                 continue
             result = self._verdict(url, current, status, headers, body, chain)
-            if whole is not None:
-                result = replace(result, page=_page(current, headers, whole))
-            return result
+            return result if got is None else replace(result, page=got)
 
-    async def _request(self, pool: Pool, url: str, page: bool) -> tuple[int, Any, bytes, BoundedBody | None]:
-        """One GET per URL: its body (at most max_body raw bytes, decoded into at most max_body
-        bytes) is read only where the status cannot tell alone (an error status, or a 200 HTML
-        page that may be a soft 404). A HEAD first would cost a second request for every HTML
-        page and every error, which is most of a glossary's sources. The connection is kept for
-        the next URL when the rest of the response had already arrived (a short body usually
-        comes with the head), else closed: nothing is waited for that the verdict does not need.
-        With page, a 2xx body is read whole (up to max_page decoded bytes) and also returned."""
+    async def _request(self, url: str, page: bool) -> tuple[int, Any, bytes, Page | None]:
+        """One GET per URL (fetch.py says what of its body is read). A HEAD first would cost a
+        second request for every HTML page and every error, which is most of a glossary's sources."""
         headers = dict(self._headers)
         refuse_credentials(url, headers)
-        response = await pool.get(url, headers, self.options.read_timeout)
-        try:
-            status, kind = response.status, response.headers.get("content-type")
-            whole = page and 200 <= status < 300
-            if not (whole or (status >= 400 and status != 429) or (status == 200 and "html" in kind)):
-                return status, response.headers, b"", None
-            cap = self.options.max_page if whole else self.options.max_body
-            body = BoundedBody(response.headers.get("content-encoding"), cap + 1 if whole else cap)
-            raw = 0
-            while chunk := await response.next_chunk():
-                raw += len(chunk)
-                body.feed(chunk)
-                if body.full or raw > cap or (raw == cap and not whole):  # raw bytes bounded too (an opaque coding)
-                    break
-            return status, response.headers, body.content()[: self.options.max_body], body if whole else None
-        finally:
-            response.release()
+        response = await self._client.get(url, headers)
+        o = self.options
+        got = await self._fetch.reply(response, url, o.max_body, o.max_page if page else None)
+        return got.status, got.headers, got.body, got.page
 
     def _verdict(self, url: str, final: str, status: int, headers: Any, body: bytes, chain: list[Hop]) -> LinkResult:
         hops = tuple(chain)
@@ -285,20 +278,6 @@ class LinkChecker:
             kind = LinkStatus.RATE_LIMITED if status == 429 else LinkStatus.BROKEN
             raise _Attempt(LinkResult(url, kind, f"HTTP {status}", status, moved, hops), wait)
         return LinkResult(url, LinkStatus.BROKEN, f"HTTP {status}", status, moved, hops)
-
-
-def _page(url: str, headers: Any, body: BoundedBody) -> Page:
-    """The page read whole: its media type and charset from Content-Type, and whether the
-    body went on past the cap (BoundedBody was given one byte more than max_page to tell)."""
-    kind, _, params = headers.get("content-type").partition(";")
-    charset = None
-    for param in params.split(";"):
-        name, _, value = param.partition("=")
-        if name.strip().lower() == "charset" and value.strip():
-            charset = value.strip().strip('"').lower()[:40]
-    data = body.content()
-    cap = body.limit - 1
-    return Page(url, kind.strip().lower()[:100], charset, data[:cap], len(data) > cap)
 
 
 def check_urls(urls: Iterable[str], options: CheckerOptions | None = None) -> dict[str, LinkResult]:

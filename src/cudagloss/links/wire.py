@@ -94,7 +94,7 @@ class Unrequestable(Exception):
 
 
 class Headers:
-    """Response headers by lower-case name; repeated ones joined with ", " (as httpx does)."""
+    """Response headers by lower-case name; repeated ones joined with ", " (two Locations: one invalid URL)."""
 
     def __init__(self, items: list[tuple[bytes, bytes]]) -> None:
         self._map: dict[str, str] = {}
@@ -109,6 +109,18 @@ class Headers:
         return name in self._map
 
 
+def media_type(value: str) -> tuple[str, str | None]:
+    """(media type lower case without parameters, charset parameter lower case or None) of a
+    Content-Type value; ("", None) for none. Bounded: a hostile value is cut, never searched at length."""
+    kind, _, params = value[:1024].partition(";")
+    charset = None
+    for param in params.split(";"):
+        name, _, text = param.partition("=")
+        if name.strip().lower() == "charset":
+            charset = text.strip().strip('"').strip().lower() or None
+    return kind.strip().lower(), charset
+
+
 def _text(value: bytes) -> str:
     try:
         return value.decode("utf-8")
@@ -118,7 +130,7 @@ def _text(value: bytes) -> str:
 
 def target_of(url: str) -> tuple[Key, str, str]:
     """(origin, Host header, request target) of an http(s) URL; raises Unrequestable. A host
-    that is not ASCII must be valid IDNA 2008 (as httpx required), not merely mappable."""
+    that is not ASCII must be valid IDNA 2008 (as browsers require), not merely mappable."""
     try:
         parts = urlsplit(url)
         port = parts.port

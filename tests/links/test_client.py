@@ -1,14 +1,18 @@
-"""The link checker's own HTTP/1.1 client (links/http1.py) against real servers on 127.0.0.1.
+"""The link checker's HTTP client (links/client.py: aiohttp, as the checker sets it up) against
+real servers on 127.0.0.1.
 
 Connection reuse: the server counts the TCP connections it accepts, so reuse is measured where
 it happens; it also misbehaves on keep-alive in the ways real servers do (closing a kept
 connection when the next request comes, sending bytes after a response), and each URL must
 still get its own verdict. TLS: a certificate no authority signed is refused, and one the
-client is told to trust carries checks (soft 404s included) over one kept connection.
+client is told to trust carries checks (soft 404s included) over one kept connection. Addresses:
+the client itself (below the checker's look at the URL) refuses, when connecting, a loopback
+address and a name that resolves to one, unless CUDAGLOSS_LOCAL_SOURCES allows it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import socket
 import ssl
@@ -17,14 +21,16 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
 pytest.importorskip("idna")
 
-from cudagloss.links import http1
+from cudagloss.links import client
 from cudagloss.links.checker import CheckerOptions, LinkChecker, check_urls
 from cudagloss.links.status import LinkResult, LinkStatus
+from cudagloss.model.addresses import LOCAL_ENV
 
 
 def _answer(status: int, body: bytes = b"ok", extra: bytes = b"") -> bytes:
@@ -98,8 +104,6 @@ def server() -> Iterator[KeepAliveServer]:
 
 
 def _check(urls: list[str], options: CheckerOptions) -> tuple[dict[str, LinkResult], int]:
-    import asyncio
-
     async def run() -> tuple[dict[str, LinkResult], int]:
         async with LinkChecker(options) as checker:
             return await checker.check_all(urls), checker.connections_opened
@@ -192,16 +196,82 @@ def test_https_with_a_trusted_certificate_is_checked_over_one_kept_connection(
     tls_server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base, cert = tls_server
-    made = http1.tls_context
+    made = client.tls_context
 
     def trusting() -> ssl.SSLContext:
         context = made()  # the checker's own context, with the test certificate as one more authority
         context.load_verify_locations(cert)
         return context
 
-    monkeypatch.setattr(http1, "tls_context", trusting)
+    monkeypatch.setattr(client, "tls_context", trusting)
     urls = [f"{base}/ok/{i}" for i in range(5)] + [f"{base}/nf"]
     results, opened = _check(urls, CheckerOptions(per_host=1, retries=0))
     assert {results[u].status for u in urls} == {LinkStatus.OK}
     assert [results[u].soft_404 for u in urls] == [False] * 5 + [True]
     assert opened == 1
+
+
+async def _get_directly(url: str) -> None:
+    """One GET through the client alone: no URL check in front of it."""
+    wire = client.Client(connect_timeout=60.0, read_timeout=60.0, limit=1, per_host=1)
+    try:
+        response = await wire.get(url, {})
+        response.close()
+    finally:
+        await wire.close()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_the_client_refuses_a_loopback_address_when_connecting(
+    server: KeepAliveServer, monkeypatch: pytest.MonkeyPatch, host: str
+) -> None:
+    """An IP literal never reaches a resolver (the socket factory refuses it); a name resolving to
+    loopback is refused by the resolver. Allowed, the same URL is fetched: the refusal is the rule's."""
+    url = server.url.replace("127.0.0.1", host) + "/ok/1"
+    monkeypatch.delenv(LOCAL_ENV)
+    with pytest.raises(client.PrivateAddress, match=r"127\.0\.0\.1, a loopback address|no public address"):
+        asyncio.run(_get_directly(url))
+    assert server.connections == 0 and server.requests == []
+    monkeypatch.setenv(LOCAL_ENV, "127.0.0.0/8,::1/128")
+    asyncio.run(_get_directly(url))
+    assert server.requests == ["/ok/1"]
+
+
+class TwoSends(BaseHTTPRequestHandler):
+    """http.server as it comes: the head and the body in two sends, Nagle's algorithm on."""
+
+    protocol_version = "HTTP/1.1"
+    accepted: ClassVar[list[int]] = []
+
+    def setup(self) -> None:
+        TwoSends.accepted.append(1)
+        super().setup()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = b"fine" if self.path.startswith("/ok") else b"<title>Not here</title>"
+        self.send_response(200 if self.path.startswith("/ok") else 404)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_small_body_sent_after_its_head_is_read_to_keep_the_connection() -> None:
+    """The verdict needs no body of a 200, but a connection is kept only once its response is read
+    to the end: a small one that comes after the head is read (and a 404's, which the verdict reads)."""
+    TwoSends.accepted.clear()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), TwoSends)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{httpd.server_address[1]}"
+        urls = [f"{base}/ok/{i}" for i in range(8)] + [f"{base}/missing/{i}" for i in range(4)]
+        results, opened = _check(urls, CheckerOptions(per_host=1, retries=0, read_timeout=60.0, total_timeout=120.0))
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert [results[u].status for u in urls] == [LinkStatus.OK] * 8 + [LinkStatus.BROKEN] * 4
+    assert opened == len(TwoSends.accepted) == 1
