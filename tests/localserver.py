@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 
 class Quiet(BaseHTTPRequestHandler):
     """Logs nothing to stderr."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class Files(SimpleHTTPRequestHandler):
+    """Python's own file server (head and body in separate sends), logging nothing."""
 
     def log_message(self, *args: object) -> None:
         pass
@@ -53,3 +62,10 @@ def running(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@contextmanager
+def serving_folder(folder: Path) -> Iterator[str]:
+    """folder's files served by Python's http.server on a free port; yields the base URL."""
+    with running(functools.partial(Files, directory=str(folder))) as url:
+        yield url

@@ -5,18 +5,14 @@ Chromium clicks the link on the term page and the source page scrolls to the sen
 
 from __future__ import annotations
 
-import functools
 import shutil
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import FIXTURES
+from localserver import serving_folder
 from sitebuild import build, fixture_config
 
 pytestmark = [pytest.mark.browser, pytest.mark.builders]
@@ -32,28 +28,11 @@ PAGE = (
 )
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def serving(folder: Path) -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 def test_the_source_link_scrolls_to_the_quote(tmp_path: Path, browser: Any) -> None:
     pages = tmp_path / "source"
     pages.mkdir()
     (pages / "guide.html").write_text(PAGE, encoding="utf-8")
-    with serving(pages) as source:
+    with serving_folder(pages) as source:
         terms = tmp_path / "terms"
         shutil.copytree(FIXTURES / "good", terms)
         warp = terms / "warp.yaml"
@@ -63,7 +42,7 @@ def test_the_source_link_scrolls_to_the_quote(tmp_path: Path, browser: Any) -> N
         warp.write_text(text[:start] + quoted + text[end:])
         run = build(fixture_config(tmp_path, terms), tmp_path / "site")
         assert run.returncode == 0, run.stderr
-        with serving(tmp_path / "site") as site:
+        with serving_folder(tmp_path / "site") as site:
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             try:
                 page = context.new_page()

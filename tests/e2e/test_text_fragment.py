@@ -4,16 +4,14 @@ sentence, far below the first screen and split across inline elements."""
 
 from __future__ import annotations
 
-import functools
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cudagloss.model.fragments import text_fragment_url
+from localserver import serving_folder
 
 pytestmark = [pytest.mark.browser]
 
@@ -29,11 +27,6 @@ LONG = (
 )
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def long_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A page many screens long with TARGET near its end, served on a free port of 127.0.0.1."""
@@ -43,12 +36,8 @@ def long_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         f"<!doctype html><html><head><meta charset=utf-8><title>Long</title></head><body>{body}</body></html>",
         encoding="utf-8",
     )
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/long.html"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving_folder(folder) as base:
+        yield f"{base}/long.html"
 
 
 IN_VIEW = """() => {
