@@ -35,7 +35,7 @@ HITS: dict[str, list[str]] = {address: [] for address in INSIDE}
 class Internal(Ok):
     def do_GET(self) -> None:
         HITS[self.server.server_address[0]].append(self.path)  # type: ignore[index]
-        super().do_GET()
+        Ok.do_HEAD(self)  # (Ok's GET calls HEAD, which is this method here)
 
     do_HEAD = do_GET
 
@@ -61,6 +61,16 @@ def main() -> None:
             urls[f"http://{PUBLIC}:{serve(PUBLIC, partial(Redirect, target=target))}/to"] = spelling
     results = check_urls(list(urls), CheckerOptions(retries=0))
     report = {urls[url]: [r.status.value, r.detail] for url, r in results.items()}
+    # An intranet allowed as a source (CUDAGLOSS_LOCAL_SOURCES) is still no public page's destination;
+    # a source that is itself local may lead there.
+    os.environ[LOCAL_ENV] = "10.9.8.7/32"
+    inside = f"http://10.9.8.7:{serve('10.9.8.7', Internal)}"
+    allowed = {
+        f"http://{PUBLIC}:{serve(PUBLIC, partial(Redirect, target=inside))}/to": "allowed: public to intranet",
+        f"http://10.9.8.7:{serve('10.9.8.7', partial(Redirect, target=inside))}/to": "allowed: intranet to intranet",
+    }
+    results = check_urls(list(allowed), CheckerOptions(retries=0))
+    report.update({allowed[url]: [r.status.value, r.detail] for url, r in results.items()})
     print(json.dumps({"results": report, "hits": HITS}))
 
 

@@ -151,7 +151,32 @@ def test_in_a_private_network_a_public_host_cannot_redirect_the_checker_inside()
     found = json.loads(run.stdout)
     results = found["results"]
     assert results.pop("public page")[0] == "ok", found  # the checker does reach a public host here
+    assert results.pop("allowed: intranet to intranet")[0] == "redirected", found  # a local source may lead inside
+    status, detail = results.pop("allowed: public to intranet")
+    assert status == "invalid" and "a public page redirects to a host that" in detail, detail
+    assert found["hits"]["10.9.8.7"] == ["/to"], found["hits"]  # only the intranet source's own redirect
+    found["hits"]["10.9.8.7"] = []
     assert len(results) == 14  # every spelling in netns_probe.INSIDE
     for spelling, (status, detail) in results.items():
         assert status == "invalid" and "which is invalid: leads to a host that" in detail, (spelling, status, detail)
     assert all(hits == [] for hits in found["hits"].values()), found["hits"]
+
+
+@pytest.mark.parametrize(
+    ("current", "target", "refused"),
+    [
+        ("https://docs.nvidia.com/a", "http://10.0.0.5/b", True),
+        ("https://docs.nvidia.com/a", "http://127.0.0.1:8000/b", True),
+        ("https://docs.nvidia.com/a", "http://[::1]/b", True),
+        ("https://docs.nvidia.com/a", "http://localhost/b", True),
+        ("https://docs.nvidia.com/a", "https://developer.nvidia.com/b", False),
+        ("http://127.0.0.1:8000/a", "http://127.0.0.1:8001/b", False),  # a local source may lead inside
+        ("http://10.0.0.5/a", "https://docs.nvidia.com/b", False),
+    ],
+)
+def test_a_public_page_may_not_redirect_inward_even_where_local_sources_are_allowed(
+    current: str, target: str, refused: bool
+) -> None:
+    from cudagloss.model.addresses import redirect_inward
+
+    assert (redirect_inward(current, target) is not None) is refused

@@ -43,7 +43,7 @@ from cudagloss.links.wire import (
     refuse_credentials,
     retry_after,
 )
-from cudagloss.model.addresses import url_host_problem
+from cudagloss.model.addresses import redirect_inward, url_host_problem
 from cudagloss.model.urls import url_problem
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -223,7 +223,7 @@ class LinkChecker:
                     target = urljoin(current, location)
                 except ValueError:  # urlsplit refuses some (an unclosed IPv6 bracket, ...)
                     target = location
-                problem = url_problem(target) or url_host_problem(target)
+                problem = url_problem(target) or url_host_problem(target) or redirect_inward(current, target)
                 # a valid target is printable and free of credentials as it is; any other is shown safely
                 where = target if problem is None else shown(redacted(target))
                 chain.append(Hop(status, where))

@@ -88,3 +88,17 @@ def url_host_problem(url: str) -> str | None:
     author's error or a checker's report; None for a public host."""
     problem = host_problem(urlsplit(url).hostname or "")
     return f"leads to a host that {problem}: a source is a public page" if problem else None
+
+
+def redirect_inward(current: str, target: str) -> str | None:
+    """Why a redirect from current to target is refused though both pass url_host_problem: a
+    public page may not send the checker to a local address, even one that CUDAGLOSS_LOCAL_SOURCES
+    allows (an intranet mirror is allowed as a source, not as a public page's destination).
+    Only a source that is itself local may lead to local addresses."""
+    try:
+        here, there = urlsplit(current).hostname or "", urlsplit(target).hostname or ""
+    except ValueError:
+        return None
+    if host_problem(here, ()) is None and (problem := host_problem(there, ())) is not None:
+        return f"a public page redirects to a host that {problem}"
+    return None
