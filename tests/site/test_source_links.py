@@ -66,8 +66,12 @@ def test_without_a_copy_a_gone_page_is_still_linked_as_it_was() -> None:
     assert link.href == URL and not link.archive_shown
 
 
-def test_a_copy_that_is_not_an_address_a_reader_may_follow_is_never_linked() -> None:
-    link = source_link(source(archived_url="javascript:alert(1)", archived_on=DAY, failed_checks=5), None)
+@pytest.mark.parametrize("copy", ["javascript:alert(1)", "http://10.0.0.1/", "http://[::1]:8080/web/1/x"])
+def test_a_copy_that_is_not_an_address_a_reader_may_follow_is_never_linked(copy: str) -> None:
+    link = source_link(source(archived_url=copy, archived_on=DAY, failed_checks=5), None)
+    assert link.href == URL and link.archived_url is None
+    checks = LinkChecks(DAY, {URL: LinkCheck("broken", failed_checks=5, archived_url=copy)})  # a report's copy
+    link = source_link(source(), checks)
     assert link.href == URL and link.archived_url is None
 
 
@@ -132,6 +136,7 @@ def test_the_report_carries_quotes_counts_and_copies(tmp_path: Path) -> None:
         {"failed_checks": True},
         {"failed_checks": 1.5},
         {"archived_url": 7},
+        {"failed_checks": 3},  # the result is "ok": a URL found reachable has no broken runs in a row
     ],
 )
 def test_a_report_whose_new_fields_are_wrong_is_refused(tmp_path: Path, entry: dict[str, object]) -> None:
@@ -139,3 +144,14 @@ def test_a_report_whose_new_fields_are_wrong_is_refused(tmp_path: Path, entry: d
         load_link_report(report(tmp_path, entry))
     (diagnostic,) = raised.value.diagnostics
     assert diagnostic.line == 1 and "results[0]" in diagnostic.message
+
+
+def test_a_report_that_says_a_field_twice_is_refused(tmp_path: Path) -> None:
+    """Parsers disagree on which of two keys counts; the report is not ours if it has two."""
+    path = tmp_path / "links.json"
+    entry = f'{{"url": "{URL}", "result": "broken", "failed_checks": 0, "failed_checks": 9}}'
+    path.write_text(f'{{"checked_on": "{DAY}", "results": [{entry}]}}')
+    with pytest.raises(GlossaryError) as raised:
+        load_link_report(path)
+    (diagnostic,) = raised.value.diagnostics
+    assert "failed_checks" in diagnostic.message and "twice" in diagnostic.message
