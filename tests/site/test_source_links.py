@@ -144,14 +144,3 @@ def test_a_report_whose_new_fields_are_wrong_is_refused(tmp_path: Path, entry: d
         load_link_report(report(tmp_path, entry))
     (diagnostic,) = raised.value.diagnostics
     assert diagnostic.line == 1 and "results[0]" in diagnostic.message
-
-
-def test_a_report_that_says_a_field_twice_is_refused(tmp_path: Path) -> None:
-    """Parsers disagree on which of two keys counts; the report is not ours if it has two."""
-    path = tmp_path / "links.json"
-    entry = f'{{"url": "{URL}", "result": "broken", "failed_checks": 0, "failed_checks": 9}}'
-    path.write_text(f'{{"checked_on": "{DAY}", "results": [{entry}]}}')
-    with pytest.raises(GlossaryError) as raised:
-        load_link_report(path)
-    (diagnostic,) = raised.value.diagnostics
-    assert "failed_checks" in diagnostic.message and "twice" in diagnostic.message

@@ -46,9 +46,6 @@ def load_link_report(path: Path) -> LinkChecks:
     except strictjson.JsonProblem as exc:
         raise problem(exc.offset, f"not JSON: {exc.message}") from None
     diagnostics: list[Diagnostic] = []
-    for offset, key in parsed.duplicates:  # parsers disagree on which of the two counts
-        line, col = strictjson.line_col(text, offset)
-        diagnostics.append(Diagnostic(shown, line, col, f"{key[:80]!r} is given twice in one object", HINT))
 
     def bad(at: tuple[strictjson.Key, ...], message: str) -> None:
         line, col = strictjson.line_col(text, parsed.where.offset(at))
