@@ -765,3 +765,24 @@ def test_the_check_command_reports_every_hostile_file_without_a_traceback(tmp_pa
 def test_scan_text_passes_a_large_non_ascii_file() -> None:
     text = ("Москва and 東京 and naïve μs " * 8_000) + "\n"
     assert scan_text("f", text) == []  # bench/hostile.py times this
+
+
+# --- the link checker's stamps, written by hand -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("archived", "message"),
+    [
+        ("'javascript:alert(1)'", "is not an http(s) URL"),
+        ("http://10.0.0.1/", "leads to a host that is 10.0.0.1, a private network's address"),
+        ("https://user@web.archive.org/web/20250101000000/https://example.com/", "carries a user name or password"),
+    ],
+)
+def test_an_archived_copy_that_is_not_a_public_page_is_refused(tmp_path: Path, archived: str, message: str) -> None:
+    """archived_url is linked in place of the page once it is gone: the same rule as url."""
+    extra = f"sources:\n  - title: A page\n    url: https://example.com/\n    archived_url: {archived}\n"
+    shown = yaml.safe_load(archived)
+    only(
+        check(tmp_path, {"a.yaml": term("Archived", extra)}),
+        f"terms/a.yaml:11:19: sources[0].archived_url: '{shown}' {message}",
+    )

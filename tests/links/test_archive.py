@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gzip
 import json
 import threading
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from cudagloss.links.archive import (
 )
 from cudagloss.links.checker import CheckerOptions, LinkChecker
 from cudagloss.links.status import Page
+from hostile_http import HostileServer, raw, response, trickle
 from localserver import Quiet, running
 
 TODAY = dt.date(2026, 12, 5)
@@ -187,3 +189,53 @@ def test_a_snapshot_url_with_credentials_or_another_scheme_is_refused() -> None:
         body = json.dumps({"archived_snapshots": {"closest": {"available": True, "status": "200", "url": where}}})
         page = Page("https://archive.org/wayback/available", "application/json", None, body.encode(), False)
         assert not isinstance(read_answer(page, PAGE, "https://archive.org/wayback/available", TODAY), Snapshot)
+
+
+def answer(where: str, extra: str = "") -> Page:
+    closest = json.dumps({"available": True, "status": "200", "url": where})
+    body = f'{{"archived_snapshots": {{"closest": {closest}{extra}}}}}'.encode()
+    return Page("https://archive.org/wayback/available", "application/json", None, body, False)
+
+
+def test_a_snapshot_url_keeps_no_fragment_of_the_archives_choosing() -> None:
+    """A fragment is the archive's, not the page's: it would stand in for the quote's text
+    fragment (a link already holding :~: gets none) or carry markup into the stamp."""
+    for fragment in ("#:~:text=not%20what%20we%20quote", '#"><script>alert(1)</script>'):
+        got = read_answer(answer(wayback(PAGE) + fragment), PAGE, "https://archive.org/wayback/available", TODAY)
+        assert got == Snapshot(f"https://web.archive.org/web/20261201093000/{PAGE}", dt.date(2026, 12, 1))
+
+
+def test_a_snapshot_of_the_page_with_credentials_is_not_of_the_page() -> None:
+    where = wayback("https://user:pw@docs.nvidia.com/cuda/cuda-programming-guide/index.html")
+    got = read_answer(answer(where), PAGE, "https://archive.org/wayback/available", TODAY)
+    assert got == "the archive answered with a snapshot of another page"
+
+
+def test_an_answer_that_says_a_key_twice_is_refused() -> None:
+    """Which of two 'closest' counts depends on the parser: neither is taken."""
+    got = read_answer(answer(wayback(PAGE), ', "closest": {}'), PAGE, "https://archive.org/wayback/available", TODAY)
+    assert got == "the archive's answer is not JSON (a key given twice)"
+
+
+def test_hostile_archives_give_a_reason_never_a_snapshot_nor_a_hang() -> None:
+    """A body that drips forever, a gzip bomb, JSON nested past its bound, and a redirect into
+    this machine: each is a problem named for its URL, within the run's deadline."""
+    api = "/wayback/available"
+    pages = [f"https://example.com/{i}" for i in range(4)]
+    bomb = gzip.compress(b'{"archived_snapshots": {"closest": {"pad": "' + b" " * (64 << 20) + b'"}}}')
+    ok = {"Content-Type": "application/json"}
+    scripts = [
+        trickle(response(200, {**ok, "Content-Length": str(1 << 20)}) + b"{", b" "),
+        raw(response(200, {**ok, "Content-Encoding": "gzip"}, bomb)),
+        raw(response(200, ok, b'{"a":' * 200 + b"1" + b"}" * 200)),
+        raw(response(302, {"Location": "http://127.0.0.2:9/"})),
+    ]
+    with HostileServer({}) as server:
+        for page, script in zip(pages, scripts, strict=True):
+            server.routes[query_url(api, page, TODAY)] = script
+        run = ask(server.url + api, pages, timeout=1.0)
+    assert run.found == {} and run.stopped == ""
+    assert "timeout" in run.problems[pages[0]]
+    assert run.problems[pages[1]] == "the archive's answer is over 64 KiB"
+    assert run.problems[pages[2]] == "the archive's answer is not JSON"
+    assert "loopback" in run.problems[pages[3]]

@@ -22,8 +22,10 @@ from conftest import FIXTURES, cudagloss
 from cudagloss.links.findings import Findings
 from cudagloss.links.plan import Citation, LinkPlan, plan
 from cudagloss.links.report import FORMATS, LinkReport
-from cudagloss.links.source_stamps import UrlStamps
+from cudagloss.links.source_stamps import UrlStamps, source_plan
 from cudagloss.links.status import LinkResult, LinkStatus
+from cudagloss.load.link_report import load_link_report
+from cudagloss.model.limits import COUNT_MAX
 from localserver import Quiet, running
 
 TODAY = dt.date.today().isoformat()
@@ -189,3 +191,18 @@ def test_each_format_is_a_formatter_over_the_same_report() -> None:
     document = json.loads(FORMATS["json"](report))
     assert document["checked"] == 1 and document["skipped_fresh"] == 1 and document["stamped"] == ["terms/t.yaml"]
     assert document["results"][0]["cited_at"] == ["terms/t.yaml:7"] and document["counts"] == {"broken": 1}
+
+
+def test_a_report_of_a_source_broken_for_the_most_runs_counted_is_read_back(tmp_path: Path) -> None:
+    """The stamps stop counting at COUNT_MAX; the report says what the stamps say, so that
+    `render --link-report` reads it (it refuses a count past COUNT_MAX as not ours)."""
+    url = "https://a.example/gone"
+    cite = Citation(url, "terms/t.yaml", Path("terms/t.yaml"), 7, None, failed_checks=COUNT_MAX)
+    report = LinkReport(
+        LinkPlan({url: [cite]}, [url], DAY, 3), {url: LinkResult(url, LinkStatus.BROKEN, "HTTP 404", 404)}, []
+    )
+    assert report.failed_checks(url) == COUNT_MAX
+    assert source_plan({"failed_checks": COUNT_MAX}, UrlStamps(failed=True)) == [("failed_checks", COUNT_MAX)]
+    path = tmp_path / "links.json"
+    path.write_text(FORMATS["json"](report))
+    assert load_link_report(path).by_url[url].failed_checks == COUNT_MAX

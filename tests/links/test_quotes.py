@@ -237,3 +237,33 @@ def test_data_in_script_elements_is_not_a_script() -> None:
 def test_a_media_type_with_parameters_is_read() -> None:
     page = Page("https://x.example/", "Text/HTML; charset=utf-8", "utf-8", f"<p>{QUOTE}</p>".encode(), False)
     assert judge_quote(page, QUOTE).status is FOUND
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        '<meta http-equiv="refresh" content="0; url=https://docs.example/new.html">',
+        "<META HTTP-EQUIV=Refresh CONTENT=\"5;URL='/moved'\">",
+        '<meta http-equiv="refresh" content="0,/moved">',
+    ],
+)
+def test_a_page_that_sends_its_reader_on_is_unverifiable_not_drift(meta: str) -> None:
+    """A reader never sees a page that refreshes to another: the quote is looked for on a
+    page nobody reads, and its absence says nothing of the page they are sent to."""
+    result = judge_quote(html_page(f"<html><head>{meta}</head><body>This page has moved.</body></html>"), QUOTE)
+    assert result.status is UNVERIFIABLE and "sends its reader on to" in result.detail
+    found = judge_quote(html_page(f"<html><head>{meta}</head><body><p>{QUOTE}</p></body></html>"), QUOTE)
+    assert found.status is FOUND  # it is there all the same
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        '<meta http-equiv="refresh" content="300">',  # the same page, reloaded
+        '<noscript><meta http-equiv="refresh" content="0; url=/nojs"></noscript>',  # only without scripts
+        '<meta name="refresh" content="0; url=/x">',
+    ],
+)
+def test_a_page_that_only_reloads_itself_is_still_judged(meta: str) -> None:
+    result = judge_quote(html_page(f"<html><head>{meta}</head><body>{FILLER}</body></html>"), QUOTE)
+    assert result.status is MISSING

@@ -110,3 +110,27 @@ def test_a_stamp_never_moves_back() -> None:
 
 def test_a_count_in_the_file_that_is_not_a_number_starts_again() -> None:
     assert source_plan({"url": URL, "failed_checks": "many"}, UrlStamps(failed=True)) == [("failed_checks", 1)]
+
+
+@pytest.mark.parametrize("style", [">-", "|", ">", "|-", ""])
+def test_a_source_ending_in_a_block_quote_gets_its_stamps_right_after_the_quote(tmp_path: Path, style: str) -> None:
+    """A quote written as a block scalar, then a blank line and a comment on what follows:
+    the stamps go under the quote, in the source, never below the comment of the next key."""
+    text = (
+        "name: Lazy loading\nsources:\n  - title: The guide\n"
+        f"    url: {URL}\n    quote: {style}\n      Lazy loading reduces\n      program initialization time\n"
+        "\n# the byline: who wrote it\nbyline:\n  written_by: Ada\n"
+    )
+    path = write(tmp_path, text)
+    found = UrlStamps(reachable_on=DAY, quotes_found=frozenset({yaml.safe_load(text)["sources"][0]["quote"]}))
+    assert stamp_file(path, {URL: found}).changed
+    after = path.read_text()
+    lines = after.splitlines()
+    at = lines.index("      program initialization time")
+    assert lines[at + 1 : at + 3] == [f"    checked_on: {DAY}", f"    quote_checked_on: {DAY}"], after
+    assert (
+        after.replace(f"    checked_on: {DAY}\n    quote_checked_on: {DAY}\n", "").replace(
+            f"  last_checked_on: {DAY}\n", ""
+        )
+        == text
+    )

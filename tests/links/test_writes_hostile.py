@@ -210,8 +210,8 @@ def test_crlf_lone_cr_and_no_final_newline_through_both_stamp_paths(tmp_path: Pa
             .replace("last_checked_on: pending", "last_checked_on: 2026-12-02")
             .replace("\n", eol)
         )
-    # a layout only the round trip can stamp (the source's last value is a folded block)
-    folded = "sources:\n- url: https://a.example/1\n  title: >-\n    A long\n    title\n"
+    # a layout only the round trip can stamp (the source's last value is a list)
+    folded = "sources:\n- url: https://a.example/1\n  tags:\n  - a\n  - b\n"
     path.write_bytes(folded.replace("\n", "\r\n").encode())
     assert stamp._in_place(folded, {"https://a.example/1": DAY}, None) is None  # so: the round trip
     assert stamp_file(path, {"https://a.example/1": DAY}).changed
@@ -233,7 +233,7 @@ def test_read_only_files_are_never_replaced(tmp_path: Path) -> None:
 # --- text that no longer parses (saved half-way through an edit, mid-run) -----------------
 
 SOURCE = "sources:\n  - url: https://a.example/1\n    checked_on: 2026-01-01\n"
-FOLDED = "sources:\n- url: https://a.example/1\n  title: >-\n    A long\n    title\n"  # the round trip's
+FOLDED = "sources:\n- url: https://a.example/1\n  tags:\n  - a\n  - b\n"  # the round trip's (ends in a list)
 UNREADABLE = {
     "unclosed-quote": SOURCE + "  - title: 'unclosed\n",
     "second-document": SOURCE + "---\nname: two\n",

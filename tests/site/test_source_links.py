@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import html
 import json
+import re
+import shutil
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
+from conftest import FIXTURES
 from cudagloss.errors import GlossaryError
 from cudagloss.links.quotes import QuoteStatus
 from cudagloss.load.link_report import load_link_report
@@ -20,6 +25,7 @@ from cudagloss.model.source import Source
 from cudagloss.model.source_links import source_link
 from cudagloss.site.escape import clean_html
 from cudagloss.site.term_view import source_view
+from sitebuild import build, fixture_config
 
 DAY = dt.date(2026, 12, 5)
 URL = "https://docs.nvidia.com/cuda/guide.html"
@@ -66,8 +72,12 @@ def test_without_a_copy_a_gone_page_is_still_linked_as_it_was() -> None:
     assert link.href == URL and not link.archive_shown
 
 
-def test_a_copy_that_is_not_an_address_a_reader_may_follow_is_never_linked() -> None:
-    link = source_link(source(archived_url="javascript:alert(1)", archived_on=DAY, failed_checks=5), None)
+@pytest.mark.parametrize("copy", ["javascript:alert(1)", "http://10.0.0.1/", "http://[::1]:8080/web/1/x"])
+def test_a_copy_that_is_not_an_address_a_reader_may_follow_is_never_linked(copy: str) -> None:
+    link = source_link(source(archived_url=copy, archived_on=DAY, failed_checks=5), None)
+    assert link.href == URL and link.archived_url is None
+    checks = LinkChecks(DAY, {URL: LinkCheck("broken", failed_checks=5, archived_url=copy)})  # a report's copy
+    link = source_link(source(), checks)
     assert link.href == URL and link.archived_url is None
 
 
@@ -132,6 +142,7 @@ def test_the_report_carries_quotes_counts_and_copies(tmp_path: Path) -> None:
         {"failed_checks": True},
         {"failed_checks": 1.5},
         {"archived_url": 7},
+        {"failed_checks": 3},  # the result is "ok": a URL found reachable has no broken runs in a row
     ],
 )
 def test_a_report_whose_new_fields_are_wrong_is_refused(tmp_path: Path, entry: dict[str, object]) -> None:
@@ -139,3 +150,28 @@ def test_a_report_whose_new_fields_are_wrong_is_refused(tmp_path: Path, entry: d
         load_link_report(report(tmp_path, entry))
     (diagnostic,) = raised.value.diagnostics
     assert diagnostic.line == 1 and "results[0]" in diagnostic.message
+
+
+@pytest.mark.builders
+def test_a_quote_of_characters_that_mean_something_builds_strictly_and_links_whole(tmp_path: Path) -> None:
+    """A quote holding what means something in a URL, Markdown, HTML or a text directive:
+    the page still builds under --strict, the quote is shown as text, and the link's text
+    fragment is one directive that decodes back to the quote's words."""
+    quote = 'It ends ) and ] then " and <b>not</b> & # % :~:text=x, [a](javascript:y) *z* {{ w }}'
+    terms = tmp_path / "terms"
+    shutil.copytree(FIXTURES / "good", terms)
+    warp = terms / "warp.yaml"
+    text = warp.read_text(encoding="utf-8")
+    start, end = text.index("sources:\n"), text.index("measurements:\n")
+    source = f"sources:\n  - title: The guide\n    url: {URL}?a=1&b=(2)\n    quote: {json.dumps(quote)}\n"
+    warp.write_text(text[:start] + source + text[end:], encoding="utf-8")
+    done = build(fixture_config(tmp_path, terms), tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "site" / "terms" / "warp" / "index.html").read_text(encoding="utf-8")
+    href = re.search(r'<a href="([^"]*#:~:text=[^"]*)"', page)
+    assert href is not None and "<b>not</b>" not in page and "javascript:" not in href[1]
+    fragment = html.unescape(href[1]).split("#:~:text=", 1)[1]
+    assert "&" not in fragment and "#" not in fragment and fragment.count(",") <= 1
+    start_words, _, end_words = (unquote(part) for part in fragment.partition(","))
+    assert quote.startswith(start_words) and quote.endswith(end_words)
+    assert f"“{html.escape(quote, quote=False)}”" in page

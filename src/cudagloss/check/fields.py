@@ -26,6 +26,7 @@ DATE_SLACK = dt.timedelta(days=1)
 it is today in UTC, and a stamp written there must pass a check run here."""
 EMAIL_HINT = "e-mail addresses are never published; name the person or link their public page"
 SOURCE_URL_HINT = "sources must be public web pages, starting with https://"
+ARCHIVED_URL_HINT = "`make links` writes archived_url (a public snapshot of the page); remove the line and run it"
 Locate = Callable[[str, str], tuple[int, int]]
 _NOT_TEXT = frozenset({"url", "link"})
 """Fields that are addresses, not text: url_problem refuses an '@' (credentials) in them."""
@@ -94,16 +95,18 @@ def bounds(path: str, obj: Any, positions: Positions) -> list[Diagnostic]:
     return out
 
 
-def source_url_mistake(t: LoadedTerm, i: int) -> Diagnostic | None:
+def source_url_mistake(t: LoadedTerm, i: int, key: str = "url") -> Diagnostic | None:
     """Why the term's i-th source cannot be cited, nor checked by the link checker: not an
     http(s) URL (or one with credentials), or a host that is not a public address
-    (cudagloss.model.addresses). `make check` and `make links` both ask."""
-    url = t.term.sources[i].url
-    problem = url_problem(url) or url_host_problem(url)
-    if problem is None:
+    (cudagloss.model.addresses). `make check` and `make links` both ask. key "archived_url":
+    the same of its archived copy, which a page links in place of the URL once it is gone."""
+    url = t.term.sources[i].url if key == "url" else t.term.sources[i].archived_url
+    problem = None if url is None else url_problem(url) or url_host_problem(url)
+    if url is None or problem is None:
         return None
-    where = f"sources[{i}].url"
-    return Diagnostic(t.path, *t.at(where), f"{where}: '{shown(url)}' {problem}", SOURCE_URL_HINT)
+    where = f"sources[{i}].{key}"
+    hint = SOURCE_URL_HINT if key == "url" else ARCHIVED_URL_HINT
+    return Diagnostic(t.path, *t.at(where), f"{where}: '{shown(url)}' {problem}", hint)
 
 
 def future_dates(

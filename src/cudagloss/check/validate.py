@@ -150,6 +150,9 @@ def _sources(t: LoadedTerm) -> Iterator[Diagnostic]:
                 f"is {len(words)} word{'s'[: len(words) != 1]}; a quote needs at least {QUOTE_MIN_WORDS}",
                 "quote the clause or sentence of the page that supports the term, as the page words it",
             )
+        archived = source_url_mistake(t, i, "archived_url")
+        if archived is not None:
+            yield archived
         mistake = source_url_mistake(t, i)
         if mistake is not None:
             yield mistake

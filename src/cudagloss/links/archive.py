@@ -16,7 +16,8 @@ private address, no credential, redirects checked, a deadline, the body capped a
 The answer is as hostile as any page: strict JSON, and a snapshot is taken only where it is
 available with status 200, its URL is on the archive's own host with the form
 `/web/<14-digit timestamp>/<original>`, the original is the page we asked about (the archive
-may answer for another), and its date is a real one no later than tomorrow.
+may answer for another), and its date is a real one no later than tomorrow; a key given twice
+refuses the answer, and a fragment of the archive's choosing is dropped.
 """
 
 from __future__ import annotations
@@ -95,9 +96,12 @@ def read_answer(page: Page, asked: str, api: str, today: dt.date) -> Snapshot | 
     if page.truncated or len(page.body) > MAX_ANSWER:
         return f"the archive's answer is over {MAX_ANSWER // 1024} KiB"
     try:
-        data: Any = parse(page.body.decode("utf-8"), max_depth=8, max_values=1000).value
+        parsed = parse(page.body.decode("utf-8"), max_depth=8, max_values=1000)
     except (UnicodeDecodeError, JsonProblem):
         return "the archive's answer is not JSON"
+    if parsed.duplicates:  # which of the two counts depends on the parser: neither does
+        return "the archive's answer is not JSON (a key given twice)"
+    data: Any = parsed.value
     snapshots = data.get("archived_snapshots") if isinstance(data, dict) else None
     closest = snapshots.get("closest") if isinstance(snapshots, dict) else None
     if not isinstance(closest, dict) or closest == {}:
@@ -131,8 +135,8 @@ def snapshot(where: str, asked: str, api: str, today: dt.date) -> Snapshot | str
         return "the snapshot's timestamp is not a real date"
     if taken > today + dt.timedelta(days=1):
         return "the snapshot's date is in the future"
-    if host in SNAPSHOT_HOSTS:
-        where = parts._replace(scheme="https", netloc=host).geturl()
+    parts = parts._replace(fragment="")  # the archive's, not the page's: the quote's text fragment goes there
+    where = (parts._replace(scheme="https", netloc=host) if host in SNAPSHOT_HOSTS else parts).geturl()
     problem = url_problem(where) or url_host_problem(where)
     if problem is not None:
         return f"the snapshot URL cannot be cited ({problem})"
@@ -153,6 +157,8 @@ def _canonical(url: str) -> tuple[str, str, str] | None:
         port = parts.port
     except ValueError:
         return None
+    if parts.username is not None or parts.password is not None:
+        return None  # a source never carries credentials (make check), so this is not ours
     if port not in (None, 80, 443):
         host = f"{host}:{port}"
     return host, parts.path.rstrip("/") or "/", parts.query

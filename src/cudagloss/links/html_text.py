@@ -34,8 +34,12 @@ _STYLE_HIDES = re.compile(
     rf"(?:^|;){_SPACE}(?:display{_SPACE}:{_SPACE}none|visibility{_SPACE}:{_SPACE}(?:hidden|collapse))"
     rf"{_SPACE}(?:!{_SPACE}important{_SPACE})?(?:;|$)"
 )
-_WANTED = frozenset({"hidden", "style", "id", "open", "type"})
+_WANTED = frozenset({"hidden", "style", "id", "open", "type", "http-equiv", "content"})
 """The attributes read: the rest are skipped over without being kept."""
+_REFRESH = re.compile(
+    r"""[\t\n\f\r ]*[0-9.]+[\t\n\f\r ]*[;,]?[\t\n\f\r ]*(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(['"]?)(.*)""", re.I | re.S
+)
+"""A <meta http-equiv=refresh> content, as the HTML standard reads it: the delay, then the URL."""
 NOSCRIPT_MAX = 4096
 """Characters of <noscript> text kept, to see whether it asks for JavaScript."""
 
@@ -51,6 +55,8 @@ class PageText:
     """The start of what its <noscript> elements say (markup in them left as it is)."""
     empty_root: bool
     """An app's root element (<div id="root">, <div id="__next">, <app-root>...) with no text."""
+    refresh: str = ""
+    """Where a <meta http-equiv=refresh> sends the reader on to ('' when it does not)."""
 
 
 def _hides(name: str, attrs: dict[str, str]) -> bool:
@@ -69,6 +75,20 @@ def _hides(name: str, attrs: dict[str, str]) -> bool:
         return True
     style = attrs.get("style")
     return style is not None and _STYLE_HIDES.search(style.lower()) is not None
+
+
+def _refresh_target(attrs: dict[str, str]) -> str:
+    """Where a <meta> sends its reader on to: the URL of a refresh ('' for none, or for a
+    refresh that only reloads the page)."""
+    if attrs.get("http-equiv", "").strip().lower() != "refresh":
+        return ""
+    found = _REFRESH.match(attrs.get("content", ""))
+    if found is None:
+        return ""
+    target = found.group(2)
+    if found.group(1) and target.endswith(found.group(1)):
+        target = target[:-1]
+    return target.strip()
 
 
 def _runs(script_type: str) -> bool:
@@ -94,6 +114,7 @@ class _Tree:
         self.root_at = 0
         self.root_text = False
         self.empty_root = False
+        self.refresh = ""
 
     @property
     def foreign(self) -> bool:
@@ -128,6 +149,8 @@ class _Tree:
     def start(self, name: str, attrs: dict[str, str], self_closing: bool) -> None:
         if name == "script" and _runs(attrs.get("type", "")):
             self.scripts += 1
+        if name == "meta" and not self.refresh:
+            self.refresh = _refresh_target(attrs)
         if self.foreign and name in BREAKOUT:
             while self.foreign:
                 self.pop()
@@ -166,7 +189,7 @@ class _Tree:
 
     def finish(self) -> PageText:
         self.empty_root |= bool(self.root_at) and not self.root_text
-        return PageText("".join(self.chunks), self.scripts, "".join(self.noscript), self.empty_root)
+        return PageText("".join(self.chunks), self.scripts, "".join(self.noscript), self.empty_root, self.refresh)
 
 
 def _always(pattern: re.Pattern[str], s: str, p: int) -> re.Match[str]:

@@ -5,8 +5,8 @@ The terms are read by the load stage alone (cudagloss.load.terms.load_terms): th
 and refusals as `make check`, but no claim is judged, no measurement read and no typed number
 looked at, so a glossary whose claims fail or whose measurements are stale still has its links
 checked (`make check` says what else is wrong). What the checker needs is validated here, as
-`make check` validates it: every source URL a public http(s) address
-(cudagloss.check.fields.source_url_mistake) and no `checked_on` in the future (it would keep
+`make check` validates it: every source URL, and every archived copy, a public http(s) address
+(cudagloss.check.fields.source_url_mistake), and no `checked_on` in the future (it would keep
 the URL fresh forever). Terms that cannot be read, or such a source, raise GlossaryError:
 the run cannot start (ExitCode.USAGE at the command line).
 
@@ -106,7 +106,12 @@ def _day(value: dt.date | str) -> dt.date | None:
 
 
 def _source_mistakes(t: LoadedTerm) -> list[Diagnostic]:
-    found = [m for i in range(len(t.term.sources)) if (m := source_url_mistake(t, i)) is not None]
+    found = [
+        m
+        for i in range(len(t.term.sources))
+        for key in ("url", "archived_url")
+        if (m := source_url_mistake(t, i, key)) is not None
+    ]
     dates = [
         (f"sources[{i}].checked_on", s.checked_on.isoformat(), t.at(f"sources[{i}].checked_on"))
         for i, s in enumerate(t.term.sources)

@@ -2,8 +2,9 @@
 
 A quote is looked for in the page's visible text, both sides normalised (page_text.py): found
 is found. Not found is only "missing" where we could have seen it: a PDF, an image, a binary
-body, a page whose scripts write its text, or the unread rest of a page too long to fetch whole
-is "unverifiable", with the reason, because nothing here says the quote is not there.
+body, a page whose scripts write its text, a page that sends its reader on to another (a meta
+refresh), or the unread rest of a page too long to fetch whole is "unverifiable", with the
+reason, because nothing here says the quote is not there.
 """
 
 from __future__ import annotations
@@ -134,6 +135,9 @@ def _read(page: Page | None) -> _Reading:
         found = read_html(decoded)
         text = normalise(found.text)
         caveat = _needs_javascript(found.scripts, len(text), found.noscript, found.empty_root)
+        if not caveat and found.refresh:
+            target = "".join(c for c in found.refresh if c.isprintable())[:100]
+            caveat = f"the page sends its reader on to {target} (<meta http-equiv=refresh>), which was not read"
     else:
         text = normalise(decoded)
     if not caveat and page.truncated:

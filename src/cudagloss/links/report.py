@@ -26,6 +26,7 @@ from cudagloss.links.findings import Findings
 from cudagloss.links.plan import LinkPlan
 from cudagloss.links.quotes import QuoteStatus
 from cudagloss.links.status import LinkResult, LinkStatus
+from cudagloss.model.limits import COUNT_MAX
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,13 @@ class LinkReport:
         return Counter(r.status.value for r in self.results.values())
 
     def failed_checks(self, url: str) -> int:
-        """Broken runs in a row for url, this one counted: what the stamps say after it."""
+        """Broken runs in a row for url, this one counted: what the stamps say after it (they
+        stop at COUNT_MAX, and a report past it is refused by `render --link-report`)."""
         before = max((c.failed_checks for c in self.plan.by_url.get(url, [])), default=0)
         result = self.results.get(url)
         if result is None:
             return before
-        return before + 1 if result.status.fails else 0 if result.status.reachable else before
+        return min(before + 1, COUNT_MAX) if result.status.fails else 0 if result.status.reachable else before
 
     def archived(self, url: str) -> str | None:
         """url's archived copy: found this run, else the one its citations carry."""

@@ -92,14 +92,19 @@ _PLAIN = re.compile(r"^[^\W\d_](?:[\w .'-]*[\w.])?$")
 
 def _insertion(text: str, mapping: Any, key: str, value: str) -> tuple[int, int, str] | None:
     """A new 'key: value' line at the end of a block mapping, indented like its keys (where
-    the round-trip library would put it too), or None for a layout this does not handle."""
+    the round-trip library would put it too), or None for a layout this does not handle.
+    After a last value over several lines (a block scalar), it goes under its last line of
+    text, above any blank line and comment that follow (they belong to what comes next)."""
     if not isinstance(mapping, yaml.MappingNode) or mapping.flow_style or not mapping.value:
         return None
     columns = {k.start_mark.column for k, _ in mapping.value}
     last = mapping.value[-1][1]
-    if len(columns) != 1 or not isinstance(last, yaml.ScalarNode) or last.start_mark.line != last.end_mark.line:
+    if len(columns) != 1 or not isinstance(last, yaml.ScalarNode):
         return None
-    newline = text.find("\n", last.end_mark.index)
+    end = last.end_mark.index
+    if last.style in ("|", ">"):  # its end mark is past the blank lines after it: go back to its text
+        end = last.start_mark.index + len(text[last.start_mark.index : end].rstrip())
+    newline = text.find("\n", end)
     line = " " * columns.pop() + f"{key}: {value}"
     if newline < 0:
         return len(text), len(text), "\n" + line

@@ -14,7 +14,7 @@ from typing import Any
 
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
 from cudagloss.model.limits import COUNT_MAX
-from cudagloss.model.link_checks import QUOTE_RESULTS, RESULTS, LinkCheck, LinkChecks
+from cudagloss.model.link_checks import QUOTE_RESULTS, REACHABLE, RESULTS, LinkCheck, LinkChecks
 from cudagloss.text import strictjson
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -95,6 +95,9 @@ def _check(entry: dict[str, Any], i: int, result: str, bad: Any) -> LinkCheck:
     failed = entry.get("failed_checks")
     if failed is not None and (type(failed) is not int or not 0 <= failed <= COUNT_MAX):
         bad(("results", i, "failed_checks"), f"results[{i}].failed_checks must be a whole number from 0")
+        failed = None
+    elif failed and result in REACHABLE:
+        bad(("results", i, "failed_checks"), f"results[{i}].failed_checks must be 0: the URL was found reachable")
         failed = None
     archived = entry.get("archived_url")
     if archived is not None and not isinstance(archived, str):

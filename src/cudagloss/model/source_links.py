@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cudagloss.model.addresses import url_host_problem
 from cudagloss.model.fragments import text_fragment_url
 from cudagloss.model.link_checks import (
     ARCHIVE_AFTER,
@@ -37,11 +38,18 @@ class SourceLink:
     """'' (no quote), 'quote checked 2026-12-05', 'quote not found on 2026-12-05', ..."""
 
 
+def citable_copy(url: str | None) -> str | None:
+    """url, where it is an address a reader may be sent to in place of the page (a public
+    http(s) address, as a source's own URL must be); else None. `make check` refuses any
+    other in a term, but a link report, or a file not checked, is read too."""
+    if url is None or url_problem(url) is not None or url_host_problem(url) is not None:
+        return None
+    return url
+
+
 def source_link(source: Source, checks: LinkChecks | None) -> SourceLink:
     check = checks.by_url.get(source.url) if checks is not None else None
-    archived = source.archived_url or (check.archived_url if check else None)
-    if archived is not None and url_problem(archived) is not None:
-        archived = None
+    archived = citable_copy(source.archived_url or (check.archived_url if check else None))
     archived_on = str(source.archived_on) if source.archived_on != PENDING else None
     failed = check.failed_checks if check is not None and check.failed_checks is not None else source.failed_checks
     shown = archived is not None and failed >= ARCHIVE_AFTER

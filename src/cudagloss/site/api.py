@@ -37,6 +37,7 @@ from cudagloss.model.corpus import LoadedTerm, sort_key
 from cudagloss.model.display import format_value, one_number, verify_command
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import ExperimentRecord, NodeRun
+from cudagloss.model.source_links import citable_copy
 from cudagloss.model.term import MeasurementCitation
 from cudagloss.model.urls import (
     measurement_src_uri,
@@ -116,7 +117,7 @@ class _Builder:
                     _day(s.checked_on),
                     s.quote,
                     _day(s.quote_checked_on),
-                    s.archived_url if s.archived_url and url_problem(s.archived_url) is None else None,
+                    citable_copy(s.archived_url),
                     _day(s.archived_on),
                 )
                 for s in term.sources
