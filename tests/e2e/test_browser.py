@@ -145,9 +145,13 @@ def test_a_term_page_reads_definition_first_then_numbers_links_sources_and_bylin
     # Headings in reading order.
     headings = [h.strip("¶ \n") for h in article.locator("h2").all_inner_texts()]
     assert headings == ["Measured", "Related terms", "Where you meet this", "Sources", "Continue reading", "Byline"]
-    # Sources carry their checked-on date or say they are not checked yet.
+    # Sources carry their checked-on date or say they are not checked yet, and a quoted one its quote.
     sources = article.locator("h2#sources + ul > li").all_inner_texts()
-    assert sources and all(re.search(r"\((checked \d{4}-\d{2}-\d{2}|not yet checked)\)$", s) for s in sources)
+    checked = r"\((checked \d{4}-\d{2}-\d{2}|not yet checked)(; quote (checked \d{4}-\d{2}-\d{2}|not yet checked))?\)"
+    assert sources and all(re.search(checked + r"(: “[^”]+”)?$", s) for s in sources)
+    assert any(s.endswith("”") for s in sources)  # jit-compilation quotes its sources
+    link = article.locator("h2#sources + ul > li a[href*=':~:text=']").first
+    assert link.get_attribute("href").startswith("https://")  # linked at its quote
     byline = article.locator("h2#byline ~ p").first.inner_text()
     for label in ("Written by:", "Reviewed by:", "Written on:", "Last checked on:", "The numbers came from"):
         assert label in byline
