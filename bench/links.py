@@ -335,6 +335,9 @@ def main() -> int:
     kinds = [k for k in args.servers.split(",") if k in SERVERS]
     if not kinds:
         parser.error(f"--servers: expected some of {','.join(SERVERS)}")
+    known = ("cudagloss", "lychee", "LinkChecker", "linkinator")
+    if unknown := [t for t in args.tools.split(",") if t not in known]:
+        parser.error(f"--tools: {', '.join(unknown)} is not one of {','.join(known)}")
     names = ["cudagloss", *(t for t in args.tools.split(",") if t != "cudagloss")]
     c = args.concurrency[0]
     ours(["http://127.0.0.1:9/"], 1)  # imports and first-use costs are not the benchmark's
