@@ -175,3 +175,13 @@ def test_a_quote_of_characters_that_mean_something_builds_strictly_and_links_who
     start_words, _, end_words = (unquote(part) for part in fragment.partition(","))
     assert quote.startswith(start_words) and quote.endswith(end_words)
     assert f"“{html.escape(quote, quote=False)}”" in page
+
+
+def test_another_terms_copy_in_the_report_is_not_linked_without_its_date() -> None:
+    """The report names a copy (another term citing the same URL has one) but this source has no
+    stamps of its own: the page links the URL itself, until `make links` stamps the copy here too."""
+    checks = LinkChecks(DAY, {URL: LinkCheck("broken", failed_checks=ARCHIVE_AFTER + 1, archived_url=COPY)})
+    link = source_link(source(), checks)
+    assert link.href == URL and link.archived_url is None and not link.archive_shown
+    view = source_view(source(), checks)
+    assert view.url == URL and view.version_url is None

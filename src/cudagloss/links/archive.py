@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 DEFAULT_API = "https://archive.org/wayback/available"
 SNAPSHOT_HOSTS = frozenset({"web.archive.org"})
 """Where the Wayback Machine's snapshots are; the configured API's own host is allowed too."""
+SNAPSHOT_STATUSES = frozenset({"200", "301", "302", "303", "307", "308"})
+"""A page, or a redirect (a source that moved): the archive replays it to the page it led to."""
 MAX_ANSWER = 64 * 1024
 GIVE_UP_AFTER = 3
 _SNAPSHOT_PATH = re.compile(r"/web/([0-9]{14})/(https?://.+)", re.S)
@@ -106,8 +108,8 @@ def read_answer(page: Page, asked: str, api: str, today: dt.date) -> Snapshot | 
     closest = snapshots.get("closest") if isinstance(snapshots, dict) else None
     if not isinstance(closest, dict) or closest == {}:
         return "the archive has no snapshot of it"
-    if closest.get("available") is not True or str(closest.get("status")) != "200":
-        return "the archive's closest snapshot is not an available page (status 200)"
+    if closest.get("available") is not True or str(closest.get("status")) not in SNAPSHOT_STATUSES:
+        return "the archive's closest snapshot is not an available page (status 200, or a redirect it replays)"
     where = closest.get("url")
     if not isinstance(where, str) or len(where) > URL_MAX:
         return "the archive's answer has no snapshot URL"

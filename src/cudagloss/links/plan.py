@@ -135,11 +135,12 @@ def plan(terms: Path, root: Path, *, today: dt.date, max_age: float, force: bool
 
 
 def fresh(url: str, citations: list[Citation], today: dt.date, max_age: float) -> bool:
-    """Checked successfully within max_age days by every citation, and each quote found on
-    the page within max_age days too (a quote just added, or missing last time, is checked at
-    once); a per-URL jitter of up to a quarter of max_age spreads re-checks out instead of all
-    expiring on one day."""
-    days = [c.checked_on for c in citations] + [c.quote_checked_on for c in citations if c.quote]
+    """Checked successfully within max_age days by every citation; a per-URL jitter of up to
+    a quarter of max_age spreads re-checks out instead of all expiring on one day. A quote is
+    judged whenever its URL is checked: one not found (or not yet judged) waits for its URL's
+    next check like everything else about it, rather than keeping the URL due on every run (a
+    PDF or a page that needs JavaScript would never rest); `--force` judges every quote now."""
+    days = [c.checked_on for c in citations]
     if not days or any(d is None for d in days):
         return False
     jitter = int(hashlib.sha256(url.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF * max_age / 4

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from cudagloss.errors import shown
 from cudagloss.links.html_text import read_html
 from cudagloss.links.page_text import bom_codec, decode_page, normalise, web_codec
 from cudagloss.links.status import Page
@@ -90,7 +91,7 @@ def _kind(page: Page) -> tuple[str, str]:
         start = page.body[:SNIFF].lstrip().lower()
         return ("html" if start.startswith((b"<!doctype html", b"<html")) else "plain"), ""
     why = next((why for prefix, why in _KINDS if media.startswith(prefix)), "")
-    return "", why or f"served as {media[:100]}: only HTML and plain text pages are read"
+    return "", why or f"served as {shown(media, 100)}: only HTML and plain text pages are read"
 
 
 def _looks_binary(page: Page, text: str) -> bool:
@@ -129,14 +130,16 @@ def _read(page: Page | None) -> _Reading:
         return _Reading(unreadable=why)
     decoded = decode_page(page.body, page.charset, sniff_meta=kind == "html")
     if _looks_binary(page, decoded):
-        return _Reading(unreadable=f"the body looks binary, though served as {page.content_type or 'no type'}")
+        return _Reading(
+            unreadable=f"the body looks binary, though served as {shown(page.content_type or 'no type', 100)}"
+        )
     caveat = ""
     if kind == "html":
         found = read_html(decoded)
         text = normalise(found.text)
         caveat = _needs_javascript(found.scripts, len(text), found.noscript, found.empty_root)
         if not caveat and found.refresh:
-            target = "".join(c for c in found.refresh if c.isprintable())[:100]
+            target = shown(found.refresh, 100)
             caveat = f"the page sends its reader on to {target} (<meta http-equiv=refresh>), which was not read"
     else:
         text = normalise(decoded)

@@ -105,7 +105,7 @@ def _drift(report: LinkReport) -> list[str]:
         for c in report.plan.by_url.get(url, []):
             r = judged.get(c.quote or "")
             if r is not None and r.status is not QuoteStatus.FOUND:
-                said = f": {r.detail}" if r.detail else ""
+                said = f": {shown(r.detail, 300)}" if r.detail else ""  # a server's words (its Content-Type)
                 lines.append(f"{c.path}:{c.line}: [{r.status.value}] {shown(url)} {shown(repr(c.quote), 100)}{said}")
     return lines
 

@@ -40,18 +40,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from cudagloss.errors import ExitCode
+from cudagloss.errors import ExitCode, shown
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.links.archive import DEFAULT_API, find_snapshots
 from cudagloss.links.checker import CheckerOptions, LinkChecker
 from cudagloss.links.findings import Findings
 from cudagloss.links.network import PROBE_SECONDS, network_answers
 from cudagloss.links.plan import LinkPlan, plan
-from cudagloss.links.quotes import QuoteResult, judge_quotes
+from cudagloss.links.quotes import QuoteResult, QuoteStatus, judge_quotes
 from cudagloss.links.report import FORMATS, LinkReport, as_json
 from cudagloss.links.source_stamps import UrlStamps
 from cudagloss.links.stamp_folder import FolderStamps, histories, stamp_folder
-from cudagloss.links.status import LinkResult, looks_offline
+from cudagloss.links.status import LinkResult, Page, looks_offline
 from cudagloss.model.project import Project
 
 PROG = "cudagloss links"
@@ -79,29 +79,43 @@ class Asked:
 async def _check(urls: list[str], options: CheckerOptions, found: Findings, asked: Asked) -> None:
     """Check urls into found as each finishes, so an interrupted run keeps what it found. A
     page's quotes are judged on a worker thread (parsing a guide of a few MiB takes a while),
-    not on the loop that waits for the other URLs."""
-    judging: list[tuple[str, Future[dict[str, QuoteResult]]]] = []
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cudagloss-quotes") as pool:
+    not on the loop that waits for the other URLs, and each judgement lands in found as soon
+    as it is done (an interrupted run stamps the quotes judged by then, and judges no more)."""
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cudagloss-quotes")
+    judging: list[Future[None]] = []
+    try:
         async with LinkChecker(options) as checker:
 
             def done(url: str, result: LinkResult) -> None:
-                if result.page is not None:
-                    judging.append((url, pool.submit(judge_quotes, result.page, asked.quotes.get(url, []))))
-                    result = replace(result, page=None)
-                found.results[url] = result
+                quotes = asked.quotes.get(url)
+                if quotes and result.status.reachable:  # no page (a coding we cannot undo): unverifiable
+                    judging.append(pool.submit(_judge, found, url, result.page, quotes))
+                found.results[url] = replace(result, page=None)
                 _progress(len(found.results), len(urls))
 
             await checker.check_all(urls, done, pages=asked.quotes)
-            for url, future in judging:
-                found.quotes[url] = await asyncio.wrap_future(future)
-            if urls and sys.stderr.isatty():
-                print(file=sys.stderr)
+            for future in judging:
+                await asyncio.wrap_future(future)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # (a judgement under way ends in about a second)
+    if urls and sys.stderr.isatty():
+        print(file=sys.stderr)
     if asked.archive_api is not None:
-        reachable = [u for u, r in found.results.items() if r.status.reachable]
+        reachable = [u for u, r in found.results.items() if r.status.reachable and not r.soft_404]
         todo = [u for u in reachable if asked.plan is None or asked.plan.unarchived(u)]
         if todo:  # no retries: a busy archive is asked again next run, not hammered now
             async with LinkChecker(replace(options, retries=0)) as archive:
                 found.archive = await find_snapshots(archive, todo, dt.date.today(), asked.archive_api)
+
+
+def _judge(found: Findings, url: str, page: Page | None, quotes: list[str]) -> None:
+    """Judge url's quotes into found (on a worker thread). Whatever a page holds, one page's
+    trouble is that page's verdict: an error here makes its quotes unverifiable, not the run fail."""
+    try:
+        found.quotes[url] = judge_quotes(page, quotes)
+    except Exception as exc:  # the last line, as LinkChecker.check's
+        why = shown(f"its text could not be read ({type(exc).__name__})")
+        found.quotes[url] = {q: QuoteResult(QuoteStatus.UNVERIFIABLE, why) for q in quotes}
 
 
 def check(todo: list[str], timeout: float, found: Findings, asked: Asked | None = None) -> None:

@@ -49,8 +49,10 @@ def citable_copy(url: str | None) -> str | None:
 
 def source_link(source: Source, checks: LinkChecks | None) -> SourceLink:
     check = checks.by_url.get(source.url) if checks is not None else None
-    archived = citable_copy(source.archived_url or (check.archived_url if check else None))
+    # The copy and its day from one place, the source's own stamps (another term's copy of the same
+    # URL is stamped here too by the next `make links`): never a copy linked without its date.
     archived_on = str(source.archived_on) if source.archived_on != PENDING else None
+    archived = citable_copy(source.archived_url) if archived_on is not None else None
     failed = check.failed_checks if check is not None and check.failed_checks is not None else source.failed_checks
     shown = archived is not None and failed >= ARCHIVE_AFTER
     target = archived if shown and archived is not None else source.url
