@@ -61,7 +61,9 @@ def test_a_focused_field_or_a_modifier_keeps_its_arrow_keys(page: Any, base: str
     page.locator("input[name='query']").focus()
     page.keyboard.press("ArrowRight")  # the search field has the keyboard: the caret moves, the page stays
     assert page.evaluate("location.hash") == ""
-    page.keyboard.press("Escape")  # Material closes its search and gives the keyboard back to the page
+    # The field gives the keyboard back to the page. (Material's Escape does the same once its search
+    # has started; under load it may not have yet, and Material's timing is not what this test is about.)
+    page.evaluate("document.activeElement.blur()")
     page.wait_for_function("document.activeElement === document.body")
     page.keyboard.press("Shift+ArrowRight")  # a modifier: a selection, the browser's, not ours
     page.keyboard.press("Alt+ArrowLeft")
