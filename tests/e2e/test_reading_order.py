@@ -61,9 +61,14 @@ def test_a_focused_field_or_a_modifier_keeps_its_arrow_keys(page: Any, base: str
     page.locator("input[name='query']").focus()
     page.keyboard.press("ArrowRight")  # the search field has the keyboard: the caret moves, the page stays
     assert page.evaluate("location.hash") == ""
-    # The field gives the keyboard back to the page. (Material's Escape does the same once its search
-    # has started; under load it may not have yet, and Material's timing is not what this test is about.)
-    page.evaluate("document.activeElement.blur()")
+    # Material's search answers Escape once it has started (its worker loaded the index): wait for that,
+    # as a reader would see it, rather than press Escape into a search still "Initializing" (under load,
+    # a CI run timed out there).
+    page.wait_for_function(
+        """() => { const m = document.querySelector('.md-search-result__meta');
+                   return m !== null && !/initializing/i.test(m.textContent); }"""
+    )
+    page.keyboard.press("Escape")  # Material closes its search and gives the keyboard back to the page
     page.wait_for_function("document.activeElement === document.body")
     page.keyboard.press("Shift+ArrowRight")  # a modifier: a selection, the browser's, not ours
     page.keyboard.press("Alt+ArrowLeft")
