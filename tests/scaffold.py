@@ -3,6 +3,10 @@ byline tests start from (every byline field pending, no date stamped)."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+from conftest import FIXTURES
 from cudagloss.commands.new import SOURCES, term_text
 from cudagloss.model.term import PLACEHOLDER
 
@@ -18,3 +22,15 @@ def filled(text: str, sources: str = "") -> str:
 def scaffold(name: str, sources: str = "") -> str:
     """A valid term named name in section 'widgets', citing sources (YAML list items)."""
     return filled(term_text(name, "widgets", ["widgets"]), sources)
+
+
+def good_glossary(root: Path, sources: str) -> Path:
+    """The good fixture corpus and its measurements copied into root (terms/, measurements/),
+    with warp.yaml citing sources (a whole `sources:` block) in place of its own; root."""
+    shutil.copytree(FIXTURES / "good", root / "terms")
+    shutil.copytree(FIXTURES / "good-measurements", root / "measurements")
+    warp = root / "terms" / "warp.yaml"
+    text = warp.read_text(encoding="utf-8")
+    start, end = text.index("sources:\n"), text.index("measurements:\n")
+    warp.write_text(text[:start] + sources + text[end:], encoding="utf-8")
+    return root

@@ -5,14 +5,13 @@ Chromium clicks the link on the term page and the source page scrolls to the sen
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import FIXTURES
 from localserver import serving_folder
+from scaffold import good_glossary
 from sitebuild import build, fixture_config
 
 pytestmark = [pytest.mark.browser, pytest.mark.builders]
@@ -33,13 +32,8 @@ def test_the_source_link_scrolls_to_the_quote(tmp_path: Path, browser: Any) -> N
     pages.mkdir()
     (pages / "guide.html").write_text(PAGE, encoding="utf-8")
     with serving_folder(pages) as source:
-        terms = tmp_path / "terms"
-        shutil.copytree(FIXTURES / "good", terms)
-        warp = terms / "warp.yaml"
-        text = warp.read_text()
-        start, end = text.index("sources:\n"), text.index("measurements:\n")
         quoted = f'sources:\n  - title: The guide\n    url: {source}/guide.html\n    quote: "{QUOTE}"\n'
-        warp.write_text(text[:start] + quoted + text[end:])
+        terms = good_glossary(tmp_path, quoted) / "terms"
         run = build(fixture_config(tmp_path, terms), tmp_path / "site")
         assert run.returncode == 0, run.stderr
         with serving_folder(tmp_path / "site") as site:

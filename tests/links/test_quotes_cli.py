@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +20,9 @@ pytest.importorskip("ruamel.yaml")
 
 import yaml
 
-from conftest import FIXTURES, ROOT, cudagloss
+from conftest import ROOT, cudagloss
 from localserver import Quiet, running
+from scaffold import good_glossary
 
 TODAY = dt.date.today().isoformat()
 FOUND = "A warp executes one common instruction at a time"
@@ -93,13 +93,7 @@ def sources(server: str) -> str:
 
 @pytest.fixture
 def glossary(tmp_path: Path, server: str) -> Path:
-    shutil.copytree(FIXTURES / "good", tmp_path / "terms")
-    shutil.copytree(FIXTURES / "good-measurements", tmp_path / "measurements")
-    warp = tmp_path / "terms" / "warp.yaml"
-    text = warp.read_text()
-    start, end = text.index("sources:\n"), text.index("measurements:\n")
-    warp.write_text(text[:start] + sources(server) + text[end:])
-    return tmp_path
+    return good_glossary(tmp_path, sources(server))
 
 
 def links(root: Path, server: str, *args: str) -> tuple[int, str, str]:

@@ -6,15 +6,15 @@ does not keep its URL due on every run."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("ruamel.yaml")
 
-from conftest import FIXTURES, cudagloss
+from conftest import cudagloss
 from localserver import Quiet, running
+from scaffold import good_glossary
 
 QUOTE = "A warp executes one common instruction at a time"
 KINDS = {
@@ -41,13 +41,7 @@ class Site(Quiet):
 
 
 def glossary(tmp_path: Path, url: str) -> Path:
-    shutil.copytree(FIXTURES / "good", tmp_path / "terms")
-    shutil.copytree(FIXTURES / "good-measurements", tmp_path / "measurements")
-    warp = tmp_path / "terms" / "warp.yaml"
-    text = warp.read_text()
-    start, end = text.index("sources:\n"), text.index("measurements:\n")
-    warp.write_text(text[:start] + f'sources:\n  - title: T\n    url: {url}\n    quote: "{QUOTE}"\n' + text[end:])
-    return tmp_path
+    return good_glossary(tmp_path, f'sources:\n  - title: T\n    url: {url}\n    quote: "{QUOTE}"\n')
 
 
 @pytest.fixture(scope="module")

@@ -10,13 +10,11 @@ import datetime as dt
 import html
 import json
 import re
-import shutil
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 
-from conftest import FIXTURES
 from cudagloss.errors import GlossaryError
 from cudagloss.links.quotes import QuoteStatus
 from cudagloss.load.link_report import load_link_report
@@ -25,6 +23,7 @@ from cudagloss.model.source import Source
 from cudagloss.model.source_links import source_link
 from cudagloss.site.escape import clean_html
 from cudagloss.site.term_view import source_view
+from scaffold import good_glossary
 from sitebuild import build, fixture_config
 
 DAY = dt.date(2026, 12, 5)
@@ -158,13 +157,8 @@ def test_a_quote_of_characters_that_mean_something_builds_strictly_and_links_who
     the page still builds under --strict, the quote is shown as text, and the link's text
     fragment is one directive that decodes back to the quote's words."""
     quote = 'It ends ) and ] then " and <b>not</b> & # % :~:text=x, [a](javascript:y) *z* {{ w }}'
-    terms = tmp_path / "terms"
-    shutil.copytree(FIXTURES / "good", terms)
-    warp = terms / "warp.yaml"
-    text = warp.read_text(encoding="utf-8")
-    start, end = text.index("sources:\n"), text.index("measurements:\n")
     source = f"sources:\n  - title: The guide\n    url: {URL}?a=1&b=(2)\n    quote: {json.dumps(quote)}\n"
-    warp.write_text(text[:start] + source + text[end:], encoding="utf-8")
+    terms = good_glossary(tmp_path, source) / "terms"
     done = build(fixture_config(tmp_path, terms), tmp_path / "site")
     assert done.returncode == 0, done.stderr
     page = (tmp_path / "site" / "terms" / "warp" / "index.html").read_text(encoding="utf-8")

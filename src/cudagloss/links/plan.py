@@ -37,7 +37,6 @@ class Citation:
     line: int
     checked_on: dt.date | None
     quote: str | None = None
-    quote_checked_on: dt.date | None = None
     archived_url: str | None = None
     failed_checks: int = 0
 
@@ -93,7 +92,6 @@ def citations(terms: Path, root: Path) -> list[Citation]:
                     line,
                     _day(source.checked_on),
                     source.quote,
-                    _day(source.quote_checked_on),
                     source.archived_url,
                     source.failed_checks,
                 )

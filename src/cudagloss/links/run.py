@@ -68,41 +68,41 @@ def _progress(done: int, total: int) -> None:
 class Asked:
     """What the check stage is asked to do beyond each URL's result."""
 
-    quotes: Mapping[str, list[str]]
-    """URL -> the quotes its sources carry: the page is read whole and each looked for."""
+    plan: LinkPlan
+    """The quotes each URL carries (its page is read whole and each looked for), and which URLs
+    already have an archived copy (asked about no more)."""
     archive_api: str | None
     """The archive's availability API (None: --no-archive)."""
-    plan: LinkPlan | None = None
-    """Which URLs already have an archived copy (asked about no more)."""
 
 
-async def _check(urls: list[str], options: CheckerOptions, found: Findings, asked: Asked) -> None:
+async def _check(urls: list[str], options: CheckerOptions, found: Findings, asked: Asked | None) -> None:
     """Check urls into found as each finishes, so an interrupted run keeps what it found. A
     page's quotes are judged on a worker thread (parsing a guide of a few MiB takes a while),
     not on the loop that waits for the other URLs, and each judgement lands in found as soon
     as it is done (an interrupted run stamps the quotes judged by then, and judges no more)."""
+    quotes = asked.plan.quotes if asked is not None else {}
     pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cudagloss-quotes")
     judging: list[Future[None]] = []
     try:
         async with LinkChecker(options) as checker:
 
             def done(url: str, result: LinkResult) -> None:
-                quotes = asked.quotes.get(url)
-                if quotes and result.status.reachable:  # no page (a coding we cannot undo): unverifiable
-                    judging.append(pool.submit(_judge, found, url, result.page, quotes))
+                cited = quotes.get(url)
+                if cited and result.status.reachable:  # no page (a coding we cannot undo): unverifiable
+                    judging.append(pool.submit(_judge, found, url, result.page, cited))
                 found.results[url] = replace(result, page=None)
                 _progress(len(found.results), len(urls))
 
-            await checker.check_all(urls, done, pages=asked.quotes)
+            await checker.check_all(urls, done, pages=quotes)
             for future in judging:
                 await asyncio.wrap_future(future)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # (a judgement under way ends in about a second)
     if urls and sys.stderr.isatty():
         print(file=sys.stderr)
-    if asked.archive_api is not None:
+    if asked is not None and asked.archive_api is not None:
         reachable = [u for u, r in found.results.items() if r.status.reachable and not r.soft_404]
-        todo = [u for u in reachable if asked.plan is None or asked.plan.unarchived(u)]
+        todo = [u for u in reachable if asked.plan.unarchived(u)]
         if todo:  # no retries: a busy archive is asked again next run, not hammered now
             async with LinkChecker(replace(options, retries=0)) as archive:
                 found.archive = await find_snapshots(archive, todo, dt.date.today(), asked.archive_api)
@@ -120,8 +120,9 @@ def _judge(found: Findings, url: str, page: Page | None, quotes: list[str]) -> N
 
 def check(todo: list[str], timeout: float, found: Findings, asked: Asked | None = None) -> None:
     """The check stage: each URL of todo checked once, into found as each finishes (so
-    that a KeyboardInterrupt, which it lets through, leaves what was found)."""
-    asyncio.run(_check(todo, CheckerOptions(total_timeout=timeout), found, asked or Asked({}, None)))
+    that a KeyboardInterrupt, which it lets through, leaves what was found); asked: the
+    plan's quotes judged and its archive asked (None: neither)."""
+    asyncio.run(_check(todo, CheckerOptions(total_timeout=timeout), found, asked))
 
 
 def stamp_checked(terms: Path, reachable: Mapping[str, dt.date | UrlStamps], done: FolderStamps) -> None:
@@ -165,7 +166,7 @@ def run(
     results = found.results
     interrupted = False
     try:
-        check(todo, timeout, found, Asked(planned.quotes, archive_api, planned))
+        check(todo, timeout, found, Asked(planned, archive_api))
     except KeyboardInterrupt:
         if terminated:
             print(f"\n{PROG}: terminated; nothing was stamped", file=sys.stderr)
