@@ -44,19 +44,27 @@ def measurement_src_uri(experiment: str) -> str:
     return f"{MEASUREMENTS_DIR}/{experiment}.md"
 
 
-def measurement_file_name(node: str, *, failed: bool = False) -> str:
-    """<node>.json, or <node>.failed.json for a run that failed."""
+RUN_MARK = "~"
+"""An earlier good run of a node's card is kept beside its latest: <node>~<stamp>.json, the
+stamp its recorded_at in UTC (20261204T175826Z). '~' is in no node name, and needs no escape in a URL."""
+RUN_STAMP = re.compile(r"[0-9]{8}T[0-9]{6}Z")
+
+
+def measurement_file_name(node: str, *, failed: bool = False, run: str = "") -> str:
+    """<node>.json, <node>.failed.json for a run that failed, <node>~<run>.json for an earlier run."""
+    if run:
+        return f"{node}{RUN_MARK}{run}.json"
     return f"{node}{FAILED_SUFFIX if failed else '.json'}"
 
 
-def raw_json_src_uri(experiment: str, node: str, *, failed: bool = False) -> str:
+def raw_json_src_uri(experiment: str, node: str, *, failed: bool = False, run: str = "") -> str:
     """Where the site publishes a measurement file (the same path as in the repository)."""
-    return f"{MEASUREMENTS_DIR}/{experiment}/{measurement_file_name(node, failed=failed)}"
+    return f"{MEASUREMENTS_DIR}/{experiment}/{measurement_file_name(node, failed=failed, run=run)}"
 
 
-def measurement_path(folder: Path, experiment: str, node: str, *, failed: bool = False) -> Path:
-    """A measurement file under a measurements folder: folder/<experiment>/<node>.json."""
-    return folder / experiment / measurement_file_name(node, failed=failed)
+def measurement_path(folder: Path, experiment: str, node: str, *, failed: bool = False, run: str = "") -> Path:
+    """A measurement file under a measurements folder: folder/<experiment>/<node>.json (or an earlier run's)."""
+    return folder / experiment / measurement_file_name(node, failed=failed, run=run)
 
 
 def review_path(folder: Path, experiment: str, node: str) -> Path:
