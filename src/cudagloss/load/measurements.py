@@ -1,9 +1,11 @@
 """Read a glossary's measurement folder: measurements/<experiment>/<node>.json (the last
-good run on that node) and <node>.failed.json (a later run that failed, kept beside it).
+good run on that node's card), <node>~<stamp>.json (an earlier good run of the same card, by
+the same code) and <node>.failed.json (a later run that failed, kept beside it).
 
 Names on disk are untrusted like the files' contents: only folders named by an experiment
-id and files named <node>.json or <node>.failed.json (a node name as make verify writes
-it) are read; links, other files and other names are diagnostics, shown escaped.
+id and files named as make verify writes them are read; links, other files and other names
+are diagnostics, shown escaped. A node name names one card (cudagloss.model.cards): a name
+whose files carry two cards, or a card under two names, is a diagnostic too.
 """
 
 from __future__ import annotations
@@ -20,9 +22,13 @@ from cudagloss.model.measurement import (
     parse_measurement,
     read_measurement_text,
 )
+from cudagloss.model.cards import Seen, card_of, conflicts, run_stamp
 from cudagloss.model.measurement_rules import is_experiment_id, is_node_name
 from cudagloss.model.measurements import ExperimentRecord, MeasurementSet, NodeRun
-from cudagloss.model.urls import FAILED_SUFFIX, measurement_file_name
+from cudagloss.model.urls import FAILED_SUFFIX, RUN_MARK, RUN_STAMP, measurement_file_name
+
+MAX_EARLIER = 64
+"""Earlier runs read per node and experiment (make verify keeps 8); more is not a run's history."""
 
 
 def _read(path: Path, shown: str, diagnostics: list[Diagnostic]) -> Measurement | None:
@@ -42,10 +48,14 @@ def _shown_name(folder: str, name: str) -> str:
     return f"{folder}/{name if name.isascii() and name.isprintable() else ascii(name)[1:-1]}"
 
 
-def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> dict[str, dict[bool, Path]]:
-    """node -> {failed?: path} for the files named <node>.json or <node>.failed.json; every
+Files = dict[str, dict[str, Path]]
+"""node -> {'good' | 'failed' | <stamp>: path}."""
+
+
+def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> Files:
+    """The files named <node>.json, <node>.failed.json or <node>~<stamp>.json, by node; every
     other .json name is refused (it is not something make verify writes)."""
-    nodes: dict[str, dict[bool, Path]] = {}
+    nodes: Files = {}
     folded: dict[str, str] = {}
     for entry in sorted(sub.iterdir()):
         name = entry.name
@@ -53,11 +63,13 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> dict[st
             continue
         failed = name.endswith(FAILED_SUFFIX)
         node = name.removesuffix(FAILED_SUFFIX if failed else ".json")
-        if not is_node_name(node):
+        node, mark, stamp = node.partition(RUN_MARK)
+        if not is_node_name(node) or (mark and (failed or not RUN_STAMP.fullmatch(stamp))):
             _refuse(
                 diagnostics,
                 _shown_name(shown, name),
-                "is not named <node>.json or <node>.failed.json with a node name like 'h200-lent'",
+                "is not named <node>.json, <node>~<stamp>.json or <node>.failed.json with a node name like "
+                "'h200-3f1ceb1e' and a stamp like '20261204T175826Z'",
                 "make verify writes only those names; remove or rename this file",
             )
             continue
@@ -70,7 +82,11 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> dict[st
                 "give each node a name that differs in more than case or '.', '-', '_'",
             )
             continue
-        nodes.setdefault(node, {})[failed] = entry
+        runs = nodes.setdefault(node, {})
+        if mark and sum(k not in ("good", "failed") for k in runs) >= MAX_EARLIER:
+            _refuse(diagnostics, _shown_name(shown, name), f"is more than {MAX_EARLIER} earlier runs of one node")
+            continue
+        runs[stamp if mark else "failed" if failed else "good"] = entry
     return nodes
 
 
@@ -121,33 +137,85 @@ def load_measurements(
             continue
         record = found.experiments.setdefault(sub.name, ExperimentRecord(sub.name, info))
         for node, paths in files.items():
-            good_file, failed_file = (sub / measurement_file_name(node, failed=f) for f in (False, True))
-            good_shown, failed_shown = (_shown_name(shown_sub, p.name) for p in (good_file, failed_file))
-            good = _read(good_file, good_shown, diagnostics) if False in paths else None
-            failed = _read(failed_file, failed_shown, diagnostics) if True in paths else None
-            for m, shown in ((good, good_shown), (failed, failed_shown)):
-                if m is not None and (m.experiment != sub.name or m.node != node):
-                    diagnostics.append(
-                        Diagnostic(
-                            shown,
-                            1,
-                            1,
-                            f"holds experiment '{m.experiment}' on node '{m.node}', not '{sub.name}' on '{node}'",
-                            f"make verify writes <experiment>/<node>.json; move it to {sub.parent.name}/"
-                            f"{m.experiment}/{measurement_file_name(m.node)}",
-                        )
-                    )
-            if good is not None and good.status != "ok":
-                diagnostics.append(
-                    Diagnostic(
-                        good_shown,
-                        1,
-                        1,
-                        f"status is '{good.status}' in a file for good runs",
-                        "failed runs belong in <node>.failed.json",
-                    )
-                )
-                good = None
-            stale = bool(info and good and good.code_hash != info.code_hash)
-            record.runs.append(NodeRun(node, good, good_shown if good else "", failed, stale))
+            record.runs.append(_node_run(sub, shown_sub, node, paths, info, diagnostics))
+    diagnostics += _identity(found)
     return found, diagnostics
+
+
+def _misplaced(m: Measurement, shown: str, experiment: str, node: str, folder: str) -> Diagnostic | None:
+    if m.experiment == experiment and m.node == node:
+        return None
+    return Diagnostic(
+        shown,
+        1,
+        1,
+        f"holds experiment '{m.experiment}' on node '{m.node}', not '{experiment}' on '{node}'",
+        f"make verify writes <experiment>/<node>.json; move it to {folder}/{m.experiment}/{measurement_file_name(m.node)}",
+    )
+
+
+def _node_run(
+    sub: Path, shown_sub: str, node: str, paths: dict[str, Path], info: ExperimentInfo | None, diagnostics: list[Diagnostic]
+) -> NodeRun:
+    """One node's runs of one experiment, each file held to what make verify writes."""
+    read: dict[str, tuple[Measurement | None, str]] = {}
+    for key, path in paths.items():
+        shown = _shown_name(shown_sub, path.name)
+        m = _read(path, shown, diagnostics)
+        if m is not None and (wrong := _misplaced(m, shown, sub.name, node, sub.parent.name)):
+            diagnostics.append(wrong)
+        read[key] = (m, shown)
+    good, good_shown = read.pop("good", (None, ""))
+    failed, _ = read.pop("failed", (None, ""))
+    if good is not None and good.status != "ok":
+        diagnostics.append(
+            Diagnostic(good_shown, 1, 1, f"status is '{good.status}' in a file for good runs", "failed runs belong in <node>.failed.json")
+        )
+        good = None
+    earlier: list[tuple[Measurement, str]] = []
+    for stamp, (m, shown) in sorted(read.items()):
+        if m is None:
+            continue
+        problem = _earlier_problem(m, stamp, good, good_shown)
+        if problem:
+            diagnostics.append(Diagnostic(shown, 1, 1, problem, "an earlier run is a good run of the same card by the same code; remove this file"))
+        else:
+            earlier.append((m, shown))
+    stale = bool(info and good and good.code_hash != info.code_hash)
+    return NodeRun(
+        node,
+        good,
+        good_shown if good else "",
+        failed,
+        stale,
+        earlier=tuple(m for m, _ in earlier),
+        earlier_paths=tuple(shown for _, shown in earlier),
+    )
+
+
+def _earlier_problem(m: Measurement, stamp: str, good: Measurement | None, good_shown: str) -> str:
+    """Why an earlier-run file cannot be one of the latest good run's card's runs ('' when it can)."""
+    if m.status != "ok":
+        return f"status is '{m.status}' in a file for an earlier good run"
+    if run_stamp(m.provenance.get("recorded_at")) != stamp:
+        return f"was recorded at {m.provenance.get('recorded_at')!s:.40}, not at the {stamp} its name says"
+    if good is None:
+        return "is an earlier run of a node with no latest good run (<node>.json)"
+    if card_of(m.provenance) != card_of(good.provenance):
+        return f"ran on card {card_of(m.provenance) or 'unknown'}, not on the node's card {card_of(good.provenance) or 'unknown'} ({good_shown})"
+    if m.code_hash != good.code_hash:
+        return f"was made by other experiment code than the latest run ({good_shown})"
+    if run_stamp(good.provenance.get("recorded_at")) <= stamp:
+        return f"is not earlier than the latest run ({good_shown})"
+    return ""
+
+
+def _identity(found: MeasurementSet) -> list[Diagnostic]:
+    """A node name names one card, and a card has one name, across every experiment."""
+    seen = []
+    for record in found:
+        for run in record.runs:
+            for m, shown in ((run.good, run.good_path), *zip(run.earlier, run.earlier_paths, strict=True)):
+                if m is not None:
+                    seen.append(Seen(run.node, card_of(m.provenance), shown))
+    return [Diagnostic(c.shown, 1, 1, c.message, c.hint) for c in conflicts(seen)]

@@ -134,11 +134,11 @@ def _x_text(kind: XKind, x: int, token: str) -> str:
 def _groups(record: ExperimentRecord, per: str) -> list[tuple[str, list[NodeRun]]]:
     """(label, nodes) of each series group: GPU models in the order first met, or nodes."""
     if per == "node":
-        return [(f"{run.node} ({short_gpu(run.gpu)})", [run]) for run in record.measured]
+        return [(f"card {run.node} ({short_gpu(run.gpu)})", [run]) for run in record.measured]
     models: dict[str, list[NodeRun]] = {}
     for run in record.measured:
         models.setdefault(run.gpu, []).append(run)
-    return [(short_gpu(gpu) + (f" ({len(runs)} nodes)" if len(runs) > 1 else ""), runs) for gpu, runs in models.items()]
+    return [(short_gpu(gpu) + (f" ({len(runs)} cards)" if len(runs) > 1 else ""), runs) for gpu, runs in models.items()]
 
 
 def _point(kind: XKind, m: Matched, runs: list[NodeRun], per: str, where: str) -> Point:

@@ -166,7 +166,7 @@ DIRECTIVES: dict[str, Spec] = {
             "compare",
             ("value", "value"),
             'compare("experiment.result", "experiment.result")',
-            'two timings by the stated rule: "about 48× faster than" or "not shown to differ (5 runs each) from"',
+            'two timings by the stated rule: "about 48× faster than" or "not shown to differ (5 samples each) from"',
             "values",
             lambda term, measurements, d: resolve_pair(term, measurements, *d.values),
         ),

@@ -5,7 +5,6 @@ all word values through here, so a value reads the same everywhere."""
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,18 +78,21 @@ def readable_size(value: float, unit: str, *, bytes_: bool = False) -> tuple[flo
 
 
 SAME_ON_EVERY_CARD = "the same on every card"
+SAME_IN_EVERY_RUN = "the same in every run"
 
 
-def spread(results: Sequence[Result | None]) -> str:
-    """How one result varies across the cards of one GPU model: 'min–max unit (x% apart)',
-    'the same on every card', 'differs: a, b' for discrete values, or 'not measured on every
-    card' where one lacks it (nothing is filled in)."""
+def spread(results: Sequence[Result | None], over: str = "card") -> str:
+    """How one result varies across the cards of one GPU model (over='card') or across the runs
+    of one card (over='run'): 'min to max unit (x% apart)', 'the same on every card', 'differs:
+    a, b' for discrete values, or 'not measured on every card' where one lacks it (nothing is
+    filled in)."""
+    where = "on every card" if over == "card" else "in every run"
     if any(r is None or r.value is None for r in results):
-        return "not measured on every card"
+        return f"not measured {where}"
     found = [r for r in results if r is not None]
     values = [r.value for r in found]
     if all(v == values[0] and type(v) is type(values[0]) for v in values) and len({r.unit for r in found}) == 1:
-        return SAME_ON_EVERY_CARD
+        return f"the same {where}"
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     if len(numbers) != len(values) or len({r.unit for r in found}) != 1:
         return "differs: " + ", ".join(dict.fromkeys(format_value(r) for r in found))
@@ -108,36 +110,43 @@ def short_gpu(name: str) -> str:
 
 
 def agreed(results: Sequence[Result | None], gpu: str) -> str:
-    """The nodes of one GPU model as one phrase: one value where they agree (equal, or not shown
-    to differ by cudagloss.model.compare's rule, when the median of all their runs is shown), a
-    range with the count where they differ ('13.4–19.8 ms on 2 H200s'), and discrete values that
-    differ shown as differing, never averaged."""
+    """The cards of one GPU model as one phrase (agreed_at's text)."""
+    return agreed_at(results, gpu)[0]
+
+
+def agreed_at(results: Sequence[Result | None], gpu: str) -> tuple[str, int]:
+    """The cards of one GPU model as one phrase, and the index of the card whose row holds it:
+    one value where they agree (equal; or not shown to differ by cudagloss.model.compare's rule,
+    when the middle card's value is shown, a value on that card's own row, never a pooled
+    number no row holds), a range with the count of cards where they differ ('13.4–19.8 ms on 2
+    H200s'), and discrete values that differ shown as differing, never averaged."""
     present = [r for r in results if r is not None and r.value is not None]
     if len(results) == 1 or not present:
-        return format_value(results[0] if results else None)
+        return format_value(results[0] if results else None), 0
+    first = next(i for i, r in enumerate(results) if r is not None and r.value is not None)
     values = [r.value for r in present]
     missing = (
         f" (not measured on {len(results) - len(present)} of {len(results)})" if len(present) < len(results) else ""
     )
     if all(type(v) is type(values[0]) and v == values[0] for v in values) and len({r.unit for r in present}) == 1:
-        return format_value(present[0]) + missing
+        return format_value(present[0]) + missing, first
     discrete = any(isinstance(v, bool | str | int) for v in values) or len({r.unit for r in present}) > 1
     if discrete:
-        return " / ".join(dict.fromkeys(format_value(r) for r in present)) + " (differs by node)" + missing
+        return " / ".join(dict.fromkeys(format_value(r) for r in present)) + " (differs by card)" + missing, first
     ordered = sorted(present, key=lambda r: float(r.value))  # type: ignore[arg-type]
     sampled = all(r.samples for r in present)
     if sampled and all(compare_timings(a.samples, b.samples).verdict == "SAME" for a, b in combinations(ordered, 2)):
-        pooled = statistics.median(s for r in present for s in r.samples)
-        return format_value(Result(present[0].name, pooled, present[0].unit)) + missing
+        middle = ordered[(len(ordered) - 1) // 2]
+        return format_value(middle) + missing, next(i for i, r in enumerate(results) if r is middle)
     low, high = format_value(ordered[0]), format_value(ordered[-1])
     if low == high:  # apart by less than the digits shown: one value, as precise as the page is
-        return low + missing
+        return low + missing, first
     number, _, unit = low.partition(" ")
     if unit and high.endswith(" " + unit):
         low = number
     elif low[-1:] in ("×", "%") and high[-1:] == low[-1:]:
         low = low[:-1]
-    return f"{low}–{high} on {len(present)} {short_gpu(gpu)}s{missing}"
+    return f"{low}–{high} on {len(present)} {short_gpu(gpu)}s{missing}", first
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,12 +164,13 @@ class OneNumber:
 
 
 def one_number(values: Sequence[tuple[str, Result | None]]) -> OneNumber:
-    """Every node's (GPU model, result) as the one number the page, glossary.json and the
+    """Every card's (GPU model, result) as the one number the page, glossary.json and the
     exports show: a value equal everywhere is that value; otherwise the reference model's
-    nodes, agreed, with `varies` set where other models measured it too."""
+    cards, agreed, with `varies` set where other models measured it too. first is the card
+    whose row holds the number shown (or the range's first card)."""
     models = Counter(gpu for gpu, _ in values)
     reference = min(models, key=lambda gpu: (-models[gpu], gpu))
     same = len({(type(r.value), r.value, r.unit) if r else None for _, r in values}) == 1
-    own = [i for i, (gpu, _) in enumerate(values) if gpu == reference]
-    text = agreed([r for _, r in values] if same else [values[i][1] for i in own], reference)
-    return OneNumber(text, reference, varies=len(models) > 1 and not same, first=own[0])
+    own = list(range(len(values))) if same else [i for i, (gpu, _) in enumerate(values) if gpu == reference]
+    text, at = agreed_at([values[i][1] for i in own], reference)
+    return OneNumber(text, reference, varies=len(models) > 1 and not same, first=own[at])

@@ -11,11 +11,13 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudagloss.errors import did_you_mean
+from cudagloss.model.cards import card_of
 from cudagloss.model.display import verify_command
 from cudagloss.model.measurement import ExperimentInfo, Measurement, Result
 from cudagloss.model.refs import Ref
@@ -25,13 +27,28 @@ from cudagloss.model.urls import MEASUREMENTS_DIR
 
 @dataclass(frozen=True)
 class NodeRun:
-    """One node's measurement of one experiment: the last good run, and a failed one after it."""
+    """One node's measurement of one experiment: the last good run, the earlier good runs of
+    the same card by the same code (oldest first), and a failed run after them. A node is one
+    card (cudagloss.model.cards): its runs are runs, never other nodes."""
 
     node: str
     good: Measurement | None
     good_path: str = ""
     failed: Measurement | None = None
     stale: bool = False
+    earlier: tuple[Measurement, ...] = ()
+    earlier_paths: tuple[str, ...] = ()
+
+    @property
+    def card(self) -> str:
+        """The UUID of the card behind every run of this node ('' where not recorded)."""
+        m = self.good or self.failed
+        return card_of(m.provenance) if m else ""
+
+    @property
+    def good_runs(self) -> tuple[Measurement, ...]:
+        """Every good run of the card, oldest first, the latest last."""
+        return (*self.earlier, self.good) if self.good is not None else ()
 
     @property
     def gpu(self) -> str:
@@ -152,36 +169,82 @@ def resolve(
 
 @dataclass(frozen=True)
 class NodeValues:
-    """The values some refs name, as one node measured them (claims and comparisons are judged
-    per node: values from two GPUs are never mixed); stale when a file they come from is."""
+    """The values some refs name, as one card measured them (claims and comparisons are judged
+    per card: values from two GPU models are never mixed); stale when a file they come from is.
+    Where no one card measured every value, one GPU model's cards together stand in, and node
+    names them all ('h200-a + h200-b'); sources says which card measured each value."""
 
     node: str
     gpu: str
     values: dict[Ref, Result]
     stale: bool = False
+    sources: dict[Ref, str] = field(default_factory=dict)
+
+    def source(self, ref: Ref) -> str:
+        """The card (node name) that measured ref."""
+        return self.sources.get(ref, self.node)
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        """The distinct cards behind these values, in the order of the refs."""
+        return tuple(dict.fromkeys(self.source(ref) for ref in self.values)) or (self.node,)
+
+
+MAX_COMBINED = 8
+"""Combinations of cards judged per GPU model where no one card measured every value."""
+COMBINED = " + "
+"""Joins the names of the cards whose values are judged together."""
 
 
 def by_node(measurements: MeasurementSet | None, refs: list[Ref]) -> list[NodeValues]:
-    """Each node whose good runs hold every ref with a value, in the order nodes are first
-    met; a node that lacks one of them is left out."""
+    """Each card whose good runs hold every ref with a value, in the order cards are first met;
+    a card that lacks one of them is left out. For a GPU model none of whose cards holds them
+    all, but whose cards together do, each combination of its cards (one per experiment, up to
+    MAX_COMBINED) stands in, named as such: the page says the values came from several cards."""
     runs: dict[str, dict[str, NodeRun]] = {}
     for experiment in dict.fromkeys(e for e, _ in refs):
         record = measurements.get(experiment) if measurements else None
         for run in record.measured if record else []:
             runs.setdefault(run.node, {})[experiment] = run
-    out = []
-    for node, by_experiment in runs.items():
-        values: dict[Ref, Result] = {}
-        for experiment, name in refs:
-            found = by_experiment.get(experiment)
-            result = found.good.result(name) if found is not None and found.good is not None else None
-            if result is None or result.value is None:
-                break
-            values[(experiment, name)] = result
-        else:
-            stale = any(by_experiment[e].stale for e, _ in refs)
-            out.append(NodeValues(node, next(iter(by_experiment.values())).gpu, values, stale))
+    out = [n for node, by_experiment in runs.items() if (n := _values(node, by_experiment, refs)) is not None]
+    whole = {n.gpu for n in out}
+    models: dict[str, dict[str, list[NodeRun]]] = {}
+    for by_experiment in runs.values():
+        for experiment, run in by_experiment.items():
+            if run.gpu not in whole and _has(run, refs):
+                models.setdefault(run.gpu, {}).setdefault(experiment, []).append(run)
+    experiments = list(dict.fromkeys(e for e, _ in refs))
+    for by_experiment in models.values():
+        if len(by_experiment) < len(experiments) or len(experiments) < 2:
+            continue
+        for combination in itertools.islice(itertools.product(*(by_experiment[e] for e in experiments)), MAX_COMBINED):
+            chosen = dict(zip(experiments, combination, strict=True))
+            name = COMBINED.join(dict.fromkeys(chosen[e].node for e, _ in refs))
+            if (n := _values(name, chosen, refs)) is not None:
+                out.append(n)
     return out
+
+
+def _has(run: NodeRun, refs: list[Ref]) -> bool:
+    """Whether the run holds a value for every ref of its experiment."""
+    return run.good is not None and all(
+        (r := run.good.result(name)) is not None and r.value is not None
+        for experiment, name in refs
+        if experiment == run.good.experiment
+    )
+
+
+def _values(node: str, by_experiment: dict[str, NodeRun], refs: list[Ref]) -> NodeValues | None:
+    values: dict[Ref, Result] = {}
+    for experiment, name in refs:
+        found = by_experiment.get(experiment)
+        result = found.good.result(name) if found is not None and found.good is not None else None
+        if result is None or result.value is None:
+            return None
+        values[(experiment, name)] = result
+    stale = any(by_experiment[e].stale for e, _ in refs)
+    sources = {(e, name): by_experiment[e].node for e, name in refs}
+    return NodeValues(node, next(iter(by_experiment.values())).gpu, values, stale, sources)
 
 
 def resolve_pair(term: Term, measurements: MeasurementSet | None, first: Ref, second: Ref) -> list[NodeValues]:

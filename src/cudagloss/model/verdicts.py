@@ -115,7 +115,7 @@ def judge(term: Term, claim: Claim, measurements: MeasurementSet | None) -> Clai
     refs = references(tree)
     unmeasured = _cited(term, measurements, refs)
     if unmeasured:
-        reason = "no node has measured " + ", ".join(f"{e}.{r}" for e, r in unmeasured)
+        reason = "no card has measured " + ", ".join(f"{e}.{r}" for e, r in unmeasured)
         return ClaimVerdict(claim, (), reason, tuple(dict.fromkeys(e for e, _ in unmeasured)))
     nodes = by_node(measurements, refs)
     _one_unit(nodes, refs)
@@ -134,11 +134,12 @@ def judge(term: Term, claim: Claim, measurements: MeasurementSet | None) -> Clai
             verdicts.append(NodeVerdict(n.node, n.gpu, False, f"cannot be judged here: {exc.message}{stale}", n.stale))
     if mistakes and len(mistakes) == len(nodes):  # wrong on every node: the condition's mistake, not a node's
         raise mistakes[0]
-    skipped = tuple(_skipped(measurements, refs, {n.node for n in nodes}))
-    seen = {n.node for n in nodes} | {node for node, _ in skipped}
+    judged = {card for n in nodes for card in n.cards}
+    skipped = tuple(_skipped(measurements, refs, judged))
+    seen = judged | {node for node, _ in skipped}
     records = [measurements.get(e) for e in dict.fromkeys(e for e, _ in refs)] if measurements else []
     silent = tuple(dict.fromkeys(run.node for r in records if r for run in r.measured if run.node not in seen))
     if not verdicts:  # each value was measured, but never all of them on one node
         experiments = tuple(dict.fromkeys(e for e, _ in refs))
-        return ClaimVerdict(claim, (), "no node has measured all of its values", experiments, skipped)
+        return ClaimVerdict(claim, (), "no card has measured all of its values", experiments, skipped)
     return ClaimVerdict(claim, tuple(verdicts), skipped=skipped, silent=silent)

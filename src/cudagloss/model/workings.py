@@ -12,7 +12,7 @@ The check stage reports what this finds; the page shows the working (cudagloss.s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from cudagloss.model import units
@@ -41,6 +41,11 @@ class NodeWork:
     steps: tuple[Quantity | None, ...]
     measured: dict[Ref, Result]
     stale: bool = False
+    sources: dict[Ref, str] = field(default_factory=dict)
+    """The card (node name) that measured each value, where several cards stand in for one."""
+
+    def source(self, ref: Ref) -> str:
+        return self.sources.get(ref, self.node)
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,7 @@ def work(term: Term, index: int, measurements: MeasurementSet | None, facts: Seq
             found.setdefault((where, message, hint, at), []).append(node)
 
         steps = _steps(s, n, fail)
-        worked.append(NodeWork(n.node, n.gpu, steps, dict(n.values), n.stale))
+        worked.append(NodeWork(n.node, n.gpu, steps, dict(n.values), n.stale, dict(n.sources)))
         mismatches += [m for i, q in enumerate(steps) if q is not None if (m := _compare(s, i, q, n, fail))]
     errors = [
         WorkedError(where, message + ("" if len(on) == len(nodes) else f" (on node '{', '.join(on)}')"), hint, at)

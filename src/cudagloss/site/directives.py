@@ -81,10 +81,12 @@ class ValueCiter:
         return link + Markup(f" ([{where}]({self.href(experiment)}))")
 
     def provenance(self, run: NodeRun, result: Result | None) -> str:
-        """Where, when and how a node's value was measured, for its hover text."""
-        title = f"{run.gpu} ({run.node}), measured {run.recorded_on}"
+        """Where, when and how a card's value was measured, for its hover text."""
+        title = f"{run.gpu} (card {run.node}), measured {run.recorded_on}"
         if result is not None and result.samples:
-            title += f", median of {len(result.samples)} runs"
+            title += f", median of {len(result.samples)} samples"
+        if len(run.good_runs) > 1:
+            title += f", the latest of {len(run.good_runs)} runs on this card"
         if run.good is not None and run.good.drift:
             changed = ", ".join(d.name for d in run.good.drift)
             title += f", in an environment changed since the run before ({changed})"
@@ -108,9 +110,9 @@ class ValueCiter:
         texts = [(run, r) for run, r in record.values(name) if r is not None and isinstance(r.value, str)]
         shown = one_number([(run.gpu, r) for run, r in texts])
         run, result = texts[shown.first]
-        where = f"Recorded on {run.gpu} ({run.node}) by make verify, {run.recorded_on}"
+        where = f"Recorded on {run.gpu} (card {run.node}) by make verify, {run.recorded_on}"
         if len({str(r.value) for _, r in texts}) > 1:
-            where += "; other nodes recorded other text"
+            where += "; other cards recorded other text"
         anchor = escape.ident(result_anchor(run.node, name))
         caption = Markup(f"[{escape.text(where)}]({self.href(experiment, anchor)}):")
         return Markup("\n\n") + caption + Markup("\n\n") + escape.code_block(str(result.value), "text") + Markup("\n\n")
@@ -122,7 +124,9 @@ class ValueCiter:
             self.used.append(ref)
         record = resolve(self.term, self.measurements, *ref)
         runs = {run.node: (run, result) for run, result in record.values(ref[1])}
-        title = "; ".join(f"{format_value(r)}: {self.provenance(run, r)}" for run, r in (runs[n.node] for n in nodes))
+        title = "; ".join(
+            f"{format_value(r)}: {self.provenance(run, r)}" for run, r in (runs[n.source(ref)] for n in nodes)
+        )
         href = self.href(ref[0], anchor(ref, nodes))
         return Markup(f'[{escape.text(measured_text(ref, nodes))}]({href} "{escape.link_title(title)}")')
 
@@ -137,7 +141,7 @@ class ValueCiter:
         if any(n.stale for n in nodes):
             text += " (stale)"
         title = "; ".join(_judged(n, first, second) for n in nodes) + f". Rule: {RULE}"
-        anchor = escape.ident(result_anchor(nodes[0].node, first[1]))
+        anchor = escape.ident(result_anchor(nodes[0].source(first), first[1]))
         return Markup(f'[{escape.text(text)}]({self.href(first[0], anchor)} "{escape.link_title(title)}")')
 
 
@@ -164,11 +168,11 @@ def _ratio(ratio: float) -> str:
 
 
 def _runs(pairs: list[tuple[int, int]]) -> str:
-    """'5 runs each', '5 and 7 runs', or '5 to 10 runs each' over several nodes."""
+    """'5 samples each', '5 and 7 samples', or '5 to 10 samples each' over several cards."""
     counts = sorted({n for pair in pairs for n in pair})
     if len(pairs) == 1 and pairs[0][0] != pairs[0][1]:
-        return f"{pairs[0][0]} and {pairs[0][1]} runs"
-    return f"{counts[0]} runs each" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs each"
+        return f"{pairs[0][0]} and {pairs[0][1]} samples"
+    return f"{counts[0]} samples each" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} samples each"
 
 
 def _judgement(first: Result, second: Result) -> tuple[str, float]:
@@ -191,8 +195,8 @@ def relation(first: Result, second: Result) -> str:
 
 def relation_over(nodes: list[NodeValues], first: Ref, second: Ref) -> str:
     """One phrase for every node, worded as strongly as the test allows: 'about 37–55× faster
-    than', 'not shown to differ (5 runs each) from', or, where nodes disagree, how many say what
-    ('faster on 1 of 2 nodes than')."""
+    than', 'not shown to differ (5 samples each) from', or, where cards disagree, how many say what
+    ('faster on 1 of 2 cards than')."""
     judged = [_judgement(n.values[first], n.values[second]) for n in nodes]
     words = {word for word, _ in judged}
     if words == {""}:
@@ -201,7 +205,7 @@ def relation_over(nodes: list[NodeValues], first: Ref, second: Ref) -> str:
     if len(words) > 1:
         counted = [f"{word} on {sum(w == word for w, _ in judged)}" for word in sorted(words - {""})]
         rest = f", not shown to differ on {sum(not w for w, _ in judged)}" if "" in words else ""
-        return f"{', '.join(counted)}{rest} of {len(nodes)} nodes than"
+        return f"{', '.join(counted)}{rest} of {len(nodes)} cards than"
     word = words.pop()
     shown = sorted({_ratio(ratio) for _, ratio in judged if ratio < math.inf}, key=float)
     if not shown or any(ratio == math.inf for _, ratio in judged):
@@ -213,8 +217,8 @@ def _judged(n: NodeValues, first: Ref, second: Ref) -> str:
     a, b = n.values[first], n.values[second]
     c = compare_timings(b.samples, a.samples)
     return (
-        f"{n.gpu} ({n.node}): medians {format_value(a)} and {format_value(b)}, Mann-Whitney p = {c.test.p:.2g} "
-        f"over {len(a.samples)} and {len(b.samples)} runs"
+        f"{n.gpu} (card {n.node}): medians {format_value(a)} and {format_value(b)}, Mann-Whitney p = {c.test.p:.2g} "
+        f"over {len(a.samples)} and {len(b.samples)} samples"
     )
 
 

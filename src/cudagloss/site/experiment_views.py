@@ -41,6 +41,7 @@ class RunFile:
 
     raw: Markup
     raw_name: str
+    recorded_at: str
     provenance: tuple[ProvenanceRow, ...]
     gates: tuple[Gate, ...]
     error: str | None
@@ -51,8 +52,12 @@ class RunFile:
 
 @dataclass(frozen=True, slots=True)
 class RunView(NodeView):
-    good: RunFile | None
-    failed: RunFile | None
+    """A card's section of a measurement page: its latest good run, its earlier good runs
+    (newest first) and a failed run after them."""
+
+    good: RunFile | None = None
+    failed: RunFile | None = None
+    earlier: tuple[RunFile, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

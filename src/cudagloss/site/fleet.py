@@ -1,10 +1,11 @@
-"""How a term page names the nodes behind its numbers, so it reads the same with one node or fifty.
+"""How a term page names the cards behind its numbers, so it reads the same with one card or fifty.
 
-A GPU model measured on a few cards keeps a column and a line per node (their names are worth
-reading); one measured on more (NAMED_NODES), or whose nodes measured every value alike,
-becomes one column with its one number (every node's value in the hover, the spread beside it
-where they differ) and one line with its dates, drivers and gates.
-The byline names the nodes the same way. Per-node detail stays on the measurement page.
+A node is one card (cudagloss.model.cards): everything here counts cards, and says runs where
+a card ran an experiment more than once. A GPU model measured on a few cards keeps a column and
+a line per card (their names are worth reading); one measured on more (NAMED_NODES), or whose
+cards measured every value alike, becomes one column with its one number (every card's value
+in the hover, the spread beside it where they differ) and one line with its dates, drivers and
+gates. The byline names the cards the same way. Per-run detail stays on the measurement page.
 """
 
 from __future__ import annotations
@@ -34,14 +35,19 @@ class NodeView:
     """Of its good run's gates, how many passed and how many it has."""
     drift: tuple[tuple[str, str, str], ...]
     """(label, old, new) of each environment key its good run changed since the one before."""
+    runs: int = 1
+    """Its good runs of the experiment (the latest and the earlier ones kept beside it)."""
+    first_run: str = ""
+    """The day of its earliest good run kept ('' where it has one run)."""
 
 
 @dataclass(frozen=True, slots=True)
 class MeasuredBy:
-    """The nodes of one GPU model whose numbers a page shows, for the byline's one line."""
+    """The cards of one GPU model whose numbers a page shows, for the byline's one line."""
 
     gpu: str
     count: int
+    """Distinct cards (a card that ran on several days counts once)."""
     nodes: tuple[str, ...]
     """Their names, where there are few enough to read in a line (NAMED_NODES); else empty."""
     first: str
@@ -62,7 +68,12 @@ class NodeGroup:
     drivers: tuple[str, ...]
     cudas: tuple[str, ...]
     all_passed: int
-    """How many of the nodes passed every gate."""
+    """How many of the cards passed every gate."""
+
+    @property
+    def runs(self) -> int:
+        """The good runs of its cards together."""
+        return sum(n.runs for n in self.nodes)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -73,9 +84,9 @@ class NodeGroup:
     def column(self) -> str:
         """The table's header for the group (or for its one node)."""
         if self.together:
-            return f"{self.gpu}, {len(self.nodes)} nodes"
+            return f"{self.gpu}, {len(self.nodes)} cards"
         node = self.nodes[0]
-        return f"{node.gpu} ({node.node}, {node.date})"
+        return f"{node.gpu} (card {node.node}, {node.date})"
 
 
 def _days(days: list[str]) -> tuple[str, str]:
@@ -84,14 +95,15 @@ def _days(days: list[str]) -> tuple[str, str]:
 
 
 def measured_by(nodes: set[tuple[str, str, str]]) -> tuple[MeasuredBy, ...]:
-    """(node, gpu, day) grouped by GPU model, the model most nodes share first."""
-    by_gpu: dict[str, list[tuple[str, str]]] = {}
+    """(node, gpu, day) grouped by GPU model, the model most cards share first; a node (a card)
+    seen on several days counts once, its days spanning the group's."""
+    by_gpu: dict[str, dict[str, list[str]]] = {}
     for node, gpu, day in sorted(nodes):
-        by_gpu.setdefault(gpu, []).append((node, day))
+        by_gpu.setdefault(gpu, {}).setdefault(node, []).append(day)
     groups = []
-    for gpu, runs in sorted(by_gpu.items(), key=lambda g: (-len(g[1]), g[0])):
-        names = tuple(node for node, _ in runs) if len(runs) <= NAMED_NODES else ()
-        groups.append(MeasuredBy(gpu, len(runs), names, *_days([day for _, day in runs])))
+    for gpu, cards in sorted(by_gpu.items(), key=lambda g: (-len(g[1]), g[0])):
+        names = tuple(cards) if len(cards) <= NAMED_NODES else ()
+        groups.append(MeasuredBy(gpu, len(cards), names, *_days([day for days in cards.values() for day in days])))
     return tuple(groups)
 
 

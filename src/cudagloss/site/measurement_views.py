@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
+from cudagloss.model.cards import run_stamp
 from cudagloss.model.claims import ClaimError
 from cudagloss.model.display import SAME_ON_EVERY_CARD, format_value, spread, verify_command
 from cudagloss.model.measurement import Measurement, Value
@@ -131,29 +132,47 @@ def clocks_held(provenance: dict[str, object]) -> str:
 
 
 def node_view(run: NodeRun) -> NodeView:
-    return NodeView(*_node(run), drift=_drift(run))
+    runs = run.good_runs
+    return NodeView(
+        *_node(run), drift=_drift(run), runs=len(runs), first_run=runs[0].recorded_on if len(runs) > 1 else ""
+    )
 
 
 def run_view(record: ExperimentRecord, run: NodeRun) -> RunView:
-    """One node's section of a measurement page: its last good run and a failed one after it."""
+    """One card's section of a measurement page: its last good run, the earlier good runs kept
+    beside it (newest first) and a failed one after them."""
+    view = node_view(run)
     good = _run_file(record, run, run.good, failed=False)
-    return RunView(*_node(run), drift=_drift(run), good=good, failed=_run_file(record, run, run.failed, failed=True))
+    earlier = tuple(_run_file(record, run, m, failed=False, stamp=run_stamp(m.provenance.get("recorded_at"))) for m in reversed(run.earlier))
+    return RunView(
+        *_node(run),
+        drift=view.drift,
+        runs=view.runs,
+        first_run=view.first_run,
+        good=good,
+        failed=_run_file(record, run, run.failed, failed=True),
+        earlier=tuple(e for e in earlier if e is not None),
+    )
 
 
-def _run_file(record: ExperimentRecord, run: NodeRun, m: Measurement | None, *, failed: bool) -> RunFile | None:
+def _run_file(
+    record: ExperimentRecord, run: NodeRun, m: Measurement | None, *, failed: bool, stamp: str = ""
+) -> RunFile | None:
     if m is None:
         return None
-    raw = raw_json_src_uri(record.id, run.node, failed=failed)
+    raw = raw_json_src_uri(record.id, run.node, failed=failed, run=stamp)
+    row_of = f"{run.node}~{stamp}" if stamp else run.node  # an earlier run's rows have ids of their own
     return RunFile(
         raw=href(relative_href(raw, measurement_src_uri(record.id))),
-        raw_name=measurement_file_name(run.node, failed=failed),
+        raw_name=measurement_file_name(run.node, failed=failed, run=stamp),
+        recorded_at=str(m.provenance.get("recorded_at", "")),
         provenance=tuple(ProvenanceRow(PROVENANCE_LABELS.get(k, k), str(v)) for k, v in m.provenance.items()),
         gates=tuple(m.gates),
         error=m.error,
         clocks_held=clocks_held(m.provenance),
         results=tuple(
             ResultView(
-                anchor=escape.ident(result_anchor(run.node, r.name)),
+                anchor=escape.ident(result_anchor(row_of, r.name)),
                 name=r.name,
                 value=format_value(r, exact=True),
                 description=r.description,
@@ -194,6 +213,8 @@ def cited_experiment_view(
     models = {gpu: n for gpu, n in models.items() if gpu not in alike}  # a spread column says nothing there
     nodes = tuple(node_view(run) for run in measured)
     groups = node_groups(nodes, alike)
+    shown_apart = {n.node for g in groups if not g.together for n in g.nodes}
+    repeated = [run for run in measured if run.node in shown_apart and len(run.good_runs) > 1]
     for name in names:
         values = values_of[name]
         found = next((r for _, r in values if r is not None), None)
@@ -204,9 +225,10 @@ def cited_experiment_view(
             else:
                 cells += [citer.link(experiment, run, r, name) for run, r in values if run.node == g.nodes[0].node]
         spreads = tuple(spread([r for run, r in values if run.gpu == gpu]) for gpu in models)
+        spreads += tuple(spread([m.result(name) for m in run.good_runs], over="run") for run in repeated)
         what = found.description if found else name
         if found is not None and found.method == "host":
-            what = f"Host cost (the node's CPU and driver, not the GPU): {what}"
+            what = f"Host cost (the host's CPU and driver, not the GPU): {what}"
         shown = citer.agreed(experiment, name, values) if values else Markup()
         rows.append(ResultRow(what, tuple(cells), spreads, shown))
     return CitedExperiment(
@@ -218,7 +240,8 @@ def cited_experiment_view(
         nodes=nodes,
         failed_only=tuple(run.node for run in (record.runs if record else []) if run.good is None),
         rows=tuple(rows),
-        models=tuple(f"{gpu}, {n} cards" for gpu, n in models.items()),
+        models=tuple(f"Spread on {gpu}, {n} cards" for gpu, n in models.items())
+        + tuple(f"Spread over the {len(run.good_runs)} runs of card {run.node}" for run in repeated),
         groups=groups,
     )
 
@@ -268,12 +291,14 @@ def raw_files(measurements: MeasurementSet | None) -> list[GeneratedFile]:
     out = []
     for record in measurements or []:
         for run in record.runs:
-            for m, failed in ((run.good, False), (run.failed, True)):
+            files = [(run.good, False, ""), (run.failed, True, "")]
+            files += [(m, False, run_stamp(m.provenance.get("recorded_at"))) for m in run.earlier]
+            for m, failed, stamp in files:
                 if m is not None:
                     # '<', '>' and '&' only occur inside JSON strings: escaped there, a browser
                     # that sniffs the file as HTML still finds no markup.
                     raw = m.to_json().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-                    out.append(GeneratedFile(raw_json_src_uri(record.id, run.node, failed=failed), raw))
+                    out.append(GeneratedFile(raw_json_src_uri(record.id, run.node, failed=failed, run=stamp), raw))
     return out
 
 

@@ -42,12 +42,14 @@ class Measured:
     newest run, and where to read on."""
 
     models: tuple[MeasuredBy, ...]
-    """By GPU model, as the byline counts them (site.fleet): nodes named while few."""
+    """By GPU model, as the byline counts them (site.fleet): distinct cards, named while few."""
     experiments: int
     measured: int
     newest: str
     glance: Markup | None
     index: Markup
+    runs: int = 0
+    """Good runs kept, every card's and experiment's together (a card's re-runs count here, never as cards)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +82,11 @@ def measured(measurements: MeasurementSet | None, from_uri: str) -> Measured | N
     """The home page's account of the fleet, or None for a glossary without measurements."""
     if measurements is None:
         return None
-    newest: dict[tuple[str, str], str] = {}  # each node's newest run, by (node, GPU model)
+    newest: dict[tuple[str, str], str] = {}  # each card's newest run, by (node, GPU model)
+    runs = 0
     for run in (run for record in measurements for run in record.measured):
         newest[(run.node, run.gpu)] = max(newest.get((run.node, run.gpu), ""), run.recorded_on)
+        runs += len(run.good_runs)
     models = measured_by({(node, gpu, day) for (node, gpu), day in newest.items()})
     ran = {record.id for record in measurements if record.measured}
     glance = measurements.get(LIMITS)
@@ -93,6 +97,7 @@ def measured(measurements: MeasurementSet | None, from_uri: str) -> Measured | N
         newest=max(newest.values(), default=""),
         glance=href(relative_href(GLANCE_URI, from_uri)) if glance and glance.measured else None,
         index=href(relative_href(measurements_index_uri(), from_uri)),
+        runs=runs,
     )
 
 
@@ -113,7 +118,7 @@ def highlights(corpus: Corpus, from_uri: str) -> tuple[Highlight, ...]:
 
 
 def glance(measurements: MeasurementSet | None) -> GlancePage | None:
-    """The device limits per GPU model, or None where no node has measured them."""
+    """The device limits per GPU model, or None where no card has measured them."""
     record = measurements.get(LIMITS) if measurements else None
     if record is None or not record.measured:
         return None
@@ -132,5 +137,5 @@ def glance(measurements: MeasurementSet | None) -> GlancePage | None:
             anchor = escape.ident(result_anchor(mine[shown.first][0].node, name))
             cells.append(Markup(f"[{escape.text(shown.text)}]({page}#{anchor})"))
         rows.append(GlanceRow(described, tuple(cells)))
-    columns = tuple(f"{gpu} ({count[gpu]} node{'s' if count[gpu] != 1 else ''})" for gpu in models)
+    columns = tuple(f"{gpu} ({count[gpu]} card{'s' if count[gpu] != 1 else ''})" for gpu in models)
     return GlancePage(columns, tuple(rows), href(page), f"make verify EXPERIMENT={LIMITS}")

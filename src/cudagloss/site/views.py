@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup
 
 from cudagloss.model.display import short_gpu
+from cudagloss.model.measurements import COMBINED
 from cudagloss.model.term import Section
 from cudagloss.site.cite_this import CiteThisView
 from cudagloss.site.fleet import MeasuredBy, NodeGroup, NodeView
@@ -123,7 +124,9 @@ class CitedExperiment:
     """Nodes whose every run failed."""
     rows: tuple[ResultRow, ...]
     models: tuple[str, ...] = ()
-    """GPU models measured on several cards ('NVIDIA H200, 2 cards'): a spread column each."""
+    """The spread columns' headers: a GPU model measured on several cards ('Spread on NVIDIA
+    H200, 2 cards'), and a card shown apart that ran it several times ('Spread over the 2 runs
+    of card h200-3f1ceb1e')."""
     groups: tuple[NodeGroup, ...] = ()
     """The nodes by GPU model (cudagloss.site.fleet): a line and a column each, or per model."""
 
@@ -159,20 +162,35 @@ class ClaimView:
 
     @property
     def verdict(self) -> str:
-        """The checklist's line: on how many nodes of which GPU models it holds, fails or was not judged."""
+        """The checklist's line: on how many cards of which GPU models it holds, fails or was
+        not judged; with one card, that one card, never 'every'."""
         judged = (*self.holds_on, *self.fails_on)
         if not judged:
             return "Not verified"
         models = sorted({short_gpu(n.gpu) for n in judged})
-        kind = f"{models[0]} node" if len(models) == 1 else "node"
+        kind = f"{models[0]} card" if len(models) == 1 else "card"
         total = len(judged) + len(self.skipped)
-        said = f"Holds on {len(self.holds_on)} of {total} {kind}{'s' if total != 1 else ''}"
+        together = [n for n in judged if COMBINED in n.node]
+        if total == 1 and self.holds_on and together:
+            cards = self.holds_on[0].node.split(COMBINED)
+            said = (
+                f"Holds on the values of {len(cards)} {kind}s taken together ({', '.join(cards)}): "
+                "no one card measured them all"
+            )
+        elif total == 1 and self.holds_on:
+            said = f"Holds on the one {kind} that measured it ({self.holds_on[0].node})"
+        elif len(self.holds_on) == total and not together:
+            said = f"Holds on every card that measured it: {total} {kind}s"
+        elif together:
+            said = f"Holds on {len(self.holds_on)} of {total} combinations of {kind}s (no one card measured every value)"
+        else:
+            said = f"Holds on {len(self.holds_on)} of {total} {kind}{'s' if total != 1 else ''}"
         if self.fails_on:
             said += "; does not hold on " + ", ".join(n.node for n in self.fails_on)
         if self.skipped:
             said += "; not judged on " + ", ".join(node for node, _ in self.skipped)
         if self.silent:
-            said += f"; {self.silent} other node{'s' if self.silent != 1 else ''} did not measure its values"
+            said += f"; {self.silent} other card{'s' if self.silent != 1 else ''} did not measure its values"
         return said
 
 

@@ -56,7 +56,7 @@ def reading(q: Quantity) -> str:
 
 
 def render(working: Working, link: Linker) -> Markup:
-    """The example as Markdown: its title, which nodes it was worked out on, and one numbered list
+    """The example as Markdown: its title, which cards it was worked out on, and one numbered list
     of steps per GPU model (each step's values substituted, its number in bold)."""
     example = working.static.example
     out = [Markup("**Worked example: ") + escape.text(example.title) + Markup("**")]
@@ -73,9 +73,9 @@ def render(working: Working, link: Linker) -> Markup:
     for gpu in sorted(models, key=lambda g: (-models[g], g)):
         group = [n for n in working.nodes if n.gpu == gpu]
         names = ", ".join(n.node for n in group[:4]) + (f" and {len(group) - 4} more" if len(group) > 4 else "")
-        where = f"{gpu} (node {names})" if len(group) == 1 else f"{len(group)} {short_gpu(gpu)} nodes ({names})"
+        where = f"{gpu} (card {names})" if len(group) == 1 else f"{len(group)} {short_gpu(gpu)} cards ({names})"
         stale = " Some of these values are stale: the experiment changed since." if any(n.stale for n in group) else ""
-        ranges = " Where the nodes differ, a range." if len(group) > 1 else ""
+        ranges = " Where the cards differ, a range." if len(group) > 1 else ""
         out.append(escape.text(f"Worked out from the values measured on {where}.{ranges}{stale}"))
         out.append(Markup("\n").join(_step(working, i, group, link) for i in range(len(example.steps))))
     return Markup("\n\n").join(out)
@@ -150,4 +150,4 @@ def _number(result: Result) -> float:
 
 def anchor(ref: Ref, group: Sequence[NodeWork]) -> str:
     """The id of the first node's row of a measured value."""
-    return str(escape.ident(result_anchor(group[0].node, ref[1])))
+    return str(escape.ident(result_anchor(group[0].source(ref), ref[1])))
