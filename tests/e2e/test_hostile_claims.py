@@ -246,7 +246,7 @@ def test_a_claim_judged_on_stale_values_says_so(tmp_path: Path) -> None:
     """A file made by older experiment code still decides a claim, but its verdict is marked."""
     for folder in ("terms", "measurements", "verifier"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    path = tmp_path / "measurements" / "ptx-jit" / "h200-lent.json"
+    path = tmp_path / "measurements" / "ptx-jit" / "h200-3f1ceb1e.json"
     path.write_text(path.read_text(encoding="utf-8").replace('"code_hash": "sha256:', '"code_hash": "sha256:0'))
     term = tmp_path / "terms" / "jit-compilation.yaml"
     claim = "claims:\n  - says: Starting the driver is free\n    holds: ptx-jit.cuinit_median < 0\n"

@@ -115,7 +115,7 @@ def test_serve_picks_up_edits_to_terms_templates_and_measurements(served: tuple[
     _edit(root / "templates" / "term.md.j2", "## Related terms", "## Related terms (edited)")
     _wait_for(lambda text: "Related terms (edited)" in text, page)
     # a value whose claims still hold when it grows (the grid's and the block size's are exact)
-    measured = root / "measurements" / "ptx-jit" / "h200-lent.json"
+    measured = root / "measurements" / "ptx-jit" / "h200-3f1ceb1e.json"
     cuinit = next(r for r in json.loads(measured.read_text())["results"] if r["name"] == "cuinit_median")
     _edit(measured, f'"value": {json.dumps(cuinit["value"])},', '"value": 987.0,')
     _wait_for(lambda text: "987 ms" in text, base + "terms/jit-compilation/")

@@ -136,13 +136,16 @@ def test_the_five_pages_show_measured_values_linked_to_their_measurement_rows(re
     assert reading and "how-to-read-the-numbers" in parse(index).ids
     rows = [h for h in links if h not in reading]
     assert rows, f"{slug} shows no measured value"
-    nodes = {p.stem for p in (ROOT / "measurements").glob("*/*.json")}  # every node that measured anything
-    assert {"h200-lent", "h200-second"} <= nodes
+    nodes = {p.stem.split("~")[0] for p in (ROOT / "measurements").glob("*/*.json")}  # every card that measured
+    assert "h200-3f1ceb1e" in nodes
     for href in rows:
         target, fragment = (page.parent / href).resolve().parent, href.split("#", 1)[1]
         assert any(fragment.startswith(f"{n}-") for n in nodes) and fragment in parse(target / "index.html").ids
     text = page.read_text(encoding="utf-8")
-    assert "The numbers came from 2 NVIDIA H200 nodes (<code>h200-lent</code>, <code>h200-second</code>)" in text
+    byline = re.search(r"The numbers came from (.*?)\.\n", text)
+    assert byline is not None and " node" not in byline[1], text
+    named = re.findall(r"<code>([^<]+)</code>", byline[1])
+    assert named and len(named) == len(set(named)) and set(named) <= nodes  # each card named once
 
 
 def test_measurement_pages_carry_provenance_and_the_raw_json(repo_site: Path) -> None:
@@ -171,7 +174,7 @@ def test_the_site_publishes_the_whole_glossary_as_markdown_and_an_llms_txt(repo_
     anchors = set(re.findall(r'<a id="([^"]+)"></a>', glossary))
     assert set(re.findall(r"\]\(#([^)\s]+)", glossary)) <= anchors
     # Measured values keep their provenance and point at pages the site has.
-    grid = r'\[1,056 blocks\]\(measurements/ptx-jit/#h200-lent-grid "1,056 blocks: NVIDIA H200 &#40;h200-lent&#41;'
+    grid = r'\[1,056 blocks\]\(measurements/ptx-jit/#h200-3f1ceb1e-grid "NVIDIA H200 &#40;card h200-3f1ceb1e&#41;'
     assert re.search(grid, glossary)
     for target in set(re.findall(r"\]\((measurements/[^)#\s]+|terms/[^)#\s]+)", glossary + llms)):
         assert (repo_site / target / "index.html").is_file(), target
@@ -196,7 +199,7 @@ def test_every_value_is_one_number_however_many_nodes_measured_it(repo_site: Pat
     ]
     assert doubled == []
     occupancy = re.sub(r"<[^>]+>", "", (repo_site / "terms" / "occupancy" / "index.html").read_text(encoding="utf-8"))
-    assert "64 warps per SM" in occupancy and "NVIDIA H200 (h200-second)" not in occupancy.split("Measured")[0]
+    assert "64 warps per SM" in occupancy and "(card h200-" not in occupancy.split("Measured")[0]
 
 
 def test_each_measurement_page_shows_the_kernels_and_calls_behind_its_numbers(repo_site: Path) -> None:

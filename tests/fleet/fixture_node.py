@@ -3,7 +3,7 @@
 A task whose node name holds '-cpu' writes what a GPU node's make verify would have written:
 committed measurements of one node (the experiments named in FIXTURE_EXPERIMENTS, which the
 test chose among those measured by today's experiment code), renamed to this node (file name
-and provenance.node), and exits 0. Any other task runs the real verifier it was given (which exits 3 on a host
+provenance.node and a card of its own, gpu_uuid), and exits 0. Any other task runs the real verifier it was given (which exits 3 on a host
 without a GPU).
 """
 
@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE_NODE = "h200-lent"
+SOURCE_NODE = "h200-3f1ceb1e"
 
 
 def main(argv: list[str]) -> int:
@@ -27,6 +28,8 @@ def main(argv: list[str]) -> int:
     for experiment in experiments:
         data = json.loads((ROOT / "measurements" / experiment / f"{SOURCE_NODE}.json").read_text(encoding="utf-8"))
         data["provenance"]["node"] = node
+        # Another node is another card: a name names one card (cudagloss.model.cards).
+        data["provenance"]["gpu_uuid"] = "GPU-" + str(uuid.uuid5(uuid.NAMESPACE_URL, node))
         (out / experiment).mkdir(parents=True, exist_ok=True)
         (out / experiment / f"{node}.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     print(f"fixture node {node}: wrote {len(experiments)} experiments")

@@ -162,7 +162,7 @@ def verifier_run(**changes: object) -> Measurement:
     from verifier.experiment import Outcome, timing
     from verifier.provenance import _driver_release, _git, _version, node_name
 
-    committed = load_measurement(ROOT / "measurements" / "ptx-jit" / "h200-lent.json").provenance
+    committed = load_measurement(ROOT / "measurements" / "ptx-jit" / "h200-3f1ceb1e.json").provenance
     commit, dirty = _git()
     outcome = Outcome(repeats=5)
     outcome.gate("ptx loads on this driver", True)

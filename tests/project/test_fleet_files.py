@@ -15,6 +15,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -233,8 +234,9 @@ def test_skypilot_task_has_the_fields_we_rely_on_and_its_run_script_works(tmp_pa
 def _node_folder(nodes: Path, node: str, experiments: tuple[str, ...] = ("ptx-jit", "device-limits")) -> Path:
     """What make verify writes on a node named `node`: the committed H200 runs, renamed."""
     for experiment in experiments:
-        data = json.loads((ROOT / "measurements" / experiment / "h200-lent.json").read_text(encoding="utf-8"))
+        data = json.loads((ROOT / "measurements" / experiment / "h200-3f1ceb1e.json").read_text(encoding="utf-8"))
         data["provenance"]["node"] = node
+        data["provenance"]["gpu_uuid"] = "GPU-" + str(uuid.uuid5(uuid.NAMESPACE_URL, node))  # a node is its own card
         (nodes / f"measurements-{node}" / experiment).mkdir(parents=True, exist_ok=True)
         (nodes / f"measurements-{node}" / experiment / f"{node}.json").write_text(json.dumps(data), encoding="utf-8")
     return nodes / f"measurements-{node}"

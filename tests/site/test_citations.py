@@ -97,9 +97,9 @@ def test_measured_values_render_with_a_link_to_their_row(glossary: Path) -> None
     anchor = result_anchor("node-a", "warp_size")
     assert (
         f"A warp holds [32 threads](../measurements/warp-size.md#{anchor} "
-        '"Example GPU &#40;node-a&#41;, measured 2026-12-01")' in md
+        '"Example GPU &#40;card node-a&#41;, measured 2026-12-01")' in md
     )
-    assert "The numbers came from `node-a` (Example GPU) on 2026-12-01." in md
+    assert "The numbers came from one Example GPU card, `node-a`, on 2026-12-01." in md
 
 
 def stale_catalog() -> list[ExperimentInfo]:

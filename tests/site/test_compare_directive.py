@@ -65,12 +65,12 @@ def check(root: Path) -> subprocess.CompletedProcess[str]:
     [
         (FAST, SLOW, "ms", "about 10× faster than"),
         (SLOW, FAST, "ms", "about 10× slower than"),
-        (FAST, NOISY, "ms", "not shown to differ (5 runs each) from"),
+        (FAST, NOISY, "ms", "not shown to differ (5 samples each) from"),
         (FAST, [x * 1.5 for x in FAST], "µs", "about 1.5× faster than"),
         (FAST, [x * 480 for x in FAST], "ns", "about 480× faster than"),
         (FAST, SLOW, "GB/s", "about 10× lower than"),
         (SLOW, FAST, "GB/s", "about 10× higher than"),
-        ([1.0, 1.01, 1.02, 1.03, 1.04], [1.06, 1.07, 1.08, 1.09, 1.1], "ms", "not shown to differ (5 runs each) from"),
+        ([1.0, 1.01, 1.02, 1.03, 1.04], [1.06, 1.07, 1.08, 1.09, 1.1], "ms", "not shown to differ (5 samples each) from"),
     ],
 )
 def test_the_rule_decides_the_words(first: list[float], second: list[float], unit: str, said: str) -> None:
@@ -88,9 +88,9 @@ def _nodes(*pairs: tuple[list[float], list[float]]) -> list[NodeValues]:
     [
         (((FAST, SLOW), (FAST, [x * 20 for x in FAST])), "about 10–20× faster than"),
         (((FAST, SLOW), (FAST, SLOW)), "about 10× faster than"),
-        (((FAST, NOISY), (FAST, NOISY[:4])), "not shown to differ (4 to 5 runs each) from"),
-        (((FAST, SLOW), (FAST, NOISY)), "faster on 1, not shown to differ on 1 of 2 nodes than"),
-        (((FAST, SLOW), (SLOW, FAST), (FAST, SLOW)), "faster on 2, slower on 1 of 3 nodes than"),
+        (((FAST, NOISY), (FAST, NOISY[:4])), "not shown to differ (4 to 5 samples each) from"),
+        (((FAST, SLOW), (FAST, NOISY)), "faster on 1, not shown to differ on 1 of 2 cards than"),
+        (((FAST, SLOW), (SLOW, FAST), (FAST, SLOW)), "faster on 2, slower on 1 of 3 cards than"),
     ],
 )
 def test_every_node_reads_as_one_phrase_as_strong_as_the_test_allows(
@@ -112,7 +112,7 @@ def test_a_comparison_is_rendered_per_node_with_its_medians_and_test(glossary: P
     page = (tmp_path / "site" / "terms" / "warp" / "index.html").read_text(encoding="utf-8")
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert (
-        "A query is about 10× faster than a launch, and not shown to differ (5 runs each) from another query." in text
+        "A query is about 10× faster than a launch, and not shown to differ (5 samples each) from another query." in text
     )
     found = re.search(r'title="(Example GPU A \(node-a\): medians 1.1 ms and 11 ms[^"]*)"', page)
     assert found is not None, page

@@ -223,9 +223,9 @@ def test_the_measured_section_names_gpu_driver_cuda_and_gates_per_node(glossary:
     measured = site["terms/warp.md"].split("## Measured\n", 1)[1].split("## Related terms\n", 1)[0]
     lines = [line for line in measured.splitlines() if line.startswith("Measured on ")]
     assert lines == [  # one node per GPU model: by model name ('<' sorts before 'A')
-        "Measured on Example GPU &lt;B&gt; (node fixture-b), on 2026-11-30: 1 of 1 gate passed.",
-        "Measured on Example GPU A (node fixture-a), on 2026-11-30: 1 of 1 gate passed.",
-        "Measured on NVIDIA H200 (node node-c), driver 580.159.04, CUDA 13.0 &lt;b&gt;\\*beta\\*&lt;/b&gt;, "
+        "Measured on Example GPU &lt;B&gt; (card fixture-b), on 2026-11-30: 1 of 1 gate passed.",
+        "Measured on Example GPU A (card fixture-a), on 2026-11-30: 1 of 1 gate passed.",
+        "Measured on NVIDIA H200 (card node-c), driver 580.159.04, CUDA 13.0 &lt;b&gt;\\*beta\\*&lt;/b&gt;, "
         "on 2026-12-03: 2 of 2 gates passed.",
     ]
     assert measured.index(lines[-1]) < measured.index("| Result |")  # before the table, which is as it was

@@ -39,7 +39,7 @@ def _page(tmp_path: Path, fleet: str, directive: str, arch: str | None = None) -
 def test_a_text_result_is_a_code_block_under_the_node_it_came_from(tmp_path: Path) -> None:
     page = _page(tmp_path, "one-node", '{{ listing("copy-bench", "arch") }}')
     caption = (
-        "[Recorded on NVIDIA H200 (h200-a) by make verify, 2026-11-20](../measurements/copy-bench.md#h200-a-arch):"
+        "[Recorded on NVIDIA H200 (card h200-a) by make verify, 2026-11-20](../measurements/copy-bench.md#h200-a-arch):"
     )
     assert f"{caption}\n\n```text\nsm_90\n```" in page
     assert "| the target compiled for |" not in page  # a listing is not a row of the Measured table
@@ -47,7 +47,7 @@ def test_a_text_result_is_a_code_block_under_the_node_it_came_from(tmp_path: Pat
 
 def test_nodes_that_recorded_other_text_are_said_to_have(tmp_path: Path) -> None:
     page = _page(tmp_path, "twelve-nodes", '{{ listing("copy-bench", "arch") }}')
-    assert "2026-11-10; other nodes recorded other text](" in page
+    assert "2026-11-10; other cards recorded other text](" in page
 
 
 def test_a_number_is_refused_at_its_place(tmp_path: Path) -> None:

@@ -31,10 +31,10 @@ def test_each_gpu_model_is_one_column_of_one_number_linked_to_its_row(tmp_path: 
     runs = [_run(f"h{i:02d}", "NVIDIA H200", 10 + i, warp_size=32, sm_count=132 if i else 114) for i in range(12)]
     page = glance(_fleet(tmp_path, [*runs, _run("x", hostile, 1, warp_size=32, sm_count=8)]))
     assert page is not None
-    assert page.columns == ("NVIDIA H200 (12 nodes)", f"{hostile} (1 node)")  # the model most nodes share first
+    assert page.columns == ("NVIDIA H200 (12 cards)", f"{hostile} (1 card)")  # the model most cards share first
     warp, sms = page.rows
     assert warp.cells[0] == Markup("[32 threads per warp](measurements/device-limits.md#h00-warp_size)")
-    assert sms.cells[0].startswith("[114 SMs / 132 SMs (differs by node)](")  # a count that differs: never averaged
+    assert sms.cells[0].startswith("[114 SMs / 132 SMs (differs by card)](")  # a count that differs: never averaged
     assert sms.cells[1] == Markup("[8 SMs](measurements/device-limits.md#x-sm_count)")
 
 

@@ -106,8 +106,8 @@ def test_edits_to_what_other_pages_show_rebuild_like_a_fresh_process(tmp_path: P
     _edit(terms / "_sections.yaml", "title: Memory\n", "title: Memory RETITLED\n")
     # The facts file (read by the check, rendered nowhere).
     _edit(terms / "_facts.yml", "reason: >-\n", "reason: >-\n      EDITED.\n")
-    # One node's measurement of an experiment (the other node's stays).
-    (root / "measurements" / "atomics" / "h200-second.json").unlink()
+    # One card's earlier run of an experiment (its latest run stays).
+    (root / "measurements" / "atomics" / "h200-3f1ceb1e~20261204T175938Z.json").unlink()
     second = _everything(_build(root))
     fresh = _fresh_process(root)
     assert _differing(second, fresh) == []

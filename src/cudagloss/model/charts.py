@@ -16,7 +16,7 @@ from typing import Literal
 
 from cudagloss.errors import did_you_mean
 from cudagloss.model.chart_spec import Chart, Diagram, Matched, XKind, match_results, x_kind
-from cudagloss.model.display import agreed, format_value, readable_size, short_gpu
+from cudagloss.model.display import agreed_at, format_value, readable_size, short_gpu
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import CitationError, ExperimentRecord, MeasurementSet, NodeRun, resolve
 from cudagloss.model.term import Term
@@ -145,7 +145,8 @@ def _point(kind: XKind, m: Matched, runs: list[NodeRun], per: str, where: str) -
     results = [(run, run.good.result(m.name) if run.good else None) for run in runs]
     numbers = [(run, y) for run, r in results if (y := _number(run, r, where)) is not None]
     ys = [y for _, y in numbers]
-    text = agreed([r for _, r in results], runs[0].gpu) if per == "model" else format_value(results[0][1])
+    text, at = agreed_at([r for _, r in results], runs[0].gpu) if per == "model" else (format_value(results[0][1]), 0)
+    holder = results[at][0] if results[at][1] is not None and results[at][1].value is not None else None
     return Point(
         m.x,
         _x_text(kind, m.x, m.token),
@@ -154,7 +155,7 @@ def _point(kind: XKind, m: Matched, runs: list[NodeRun], per: str, where: str) -
         min(ys) if ys else None,
         max(ys) if ys else None,
         text,
-        (numbers[0][0] if numbers else runs[0]).node,
+        (holder or (numbers[0][0] if numbers else runs[0])).node,  # the row that holds the text shown
         tuple(run.node for run, _ in numbers),
     )
 
@@ -259,9 +260,9 @@ def _lines(
                 where,
             )
         value = statistics.median(y for _, _, y in numbers) * scale
-        text = agreed([r for _, r in results], runs[0].gpu)
+        text, at = agreed_at([r for _, r in results], runs[0].gpu)
         label = spec.label if len(groups) == 1 else f"{spec.label}, {group}"
-        out.setdefault(value, RefLine(axis, value, label, text, spec.result, numbers[0][0].node))
+        out.setdefault(value, RefLine(axis, value, label, text, spec.result, results[at][0].node))
     if len(out) == 1 and len(groups) > 1:
         only = next(iter(out.values()))
         out = {only.value: RefLine(only.axis, only.value, spec.label, only.text, only.name, only.node)}
