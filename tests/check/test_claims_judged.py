@@ -102,7 +102,8 @@ def test_the_exported_glossary_lists_each_claim_with_its_nodes(glossary: Path, t
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "export" / "llms-full.txt").read_text(encoding="utf-8")
     assert (
-        "- Claim: No GPU measured has smaller warps than the programming model. \u2713 Holds on every card that measured it: 2 cards. "
+        "- Claim: No GPU measured has smaller warps than the programming model. "
+        "\u2713 Holds on every card that measured it: 2 cards. "
         "Condition: `warp-size.warp_size >= 32`."
     ) in text
 

@@ -3,8 +3,8 @@
 A task whose node name holds '-cpu' writes what a GPU node's make verify would have written:
 committed measurements of one node (the experiments named in FIXTURE_EXPERIMENTS, which the
 test chose among those measured by today's experiment code), renamed to this node (file name
-provenance.node and a card of its own, gpu_uuid), and exits 0. Any other task runs the real verifier it was given (which exits 3 on a host
-without a GPU).
+and provenance.node) with a card of its own (gpu_uuid), and exits 0. Any other task runs the
+real verifier it was given (which exits 3 on a host without a GPU).
 """
 
 from __future__ import annotations

@@ -49,7 +49,11 @@ def test_each_gpu_model_is_one_series_and_nodes_of_one_model_are_never_mixed_wit
     h100 = data.series[0].points[0]
     assert h100.nodes == ("h100-a",) and h100.y == pytest.approx(0.44 * 1.3, rel=1e-3)
     per_node = resolve_chart(term(chart), measurements, replace(chart, per="node"))
-    assert [s.label for s in per_node.series] == ["card h100-a (H100 80GB HBM3)", "card h200-a (H200)", "card h200-b (H200)"]
+    assert [s.label for s in per_node.series] == [
+        "card h100-a (H100 80GB HBM3)",
+        "card h200-a (H200)",
+        "card h200-b (H200)",
+    ]
 
 
 def test_the_spread_of_a_models_nodes_is_drawn_and_its_median_is_the_point(tmp_path: Path) -> None:

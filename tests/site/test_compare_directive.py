@@ -70,7 +70,12 @@ def check(root: Path) -> subprocess.CompletedProcess[str]:
         (FAST, [x * 480 for x in FAST], "ns", "about 480× faster than"),
         (FAST, SLOW, "GB/s", "about 10× lower than"),
         (SLOW, FAST, "GB/s", "about 10× higher than"),
-        ([1.0, 1.01, 1.02, 1.03, 1.04], [1.06, 1.07, 1.08, 1.09, 1.1], "ms", "not shown to differ (5 samples each) from"),
+        (
+            [1.0, 1.01, 1.02, 1.03, 1.04],
+            [1.06, 1.07, 1.08, 1.09, 1.1],
+            "ms",
+            "not shown to differ (5 samples each) from",
+        ),
     ],
 )
 def test_the_rule_decides_the_words(first: list[float], second: list[float], unit: str, said: str) -> None:
@@ -112,7 +117,8 @@ def test_a_comparison_is_rendered_per_node_with_its_medians_and_test(glossary: P
     page = (tmp_path / "site" / "terms" / "warp" / "index.html").read_text(encoding="utf-8")
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert (
-        "A query is about 10× faster than a launch, and not shown to differ (5 samples each) from another query." in text
+        "A query is about 10× faster than a launch, and not shown to differ (5 samples each) from another query."
+        in text
     )
     found = re.search(r'title="(Example GPU A \(node-a\): medians 1.1 ms and 11 ms[^"]*)"', page)
     assert found is not None, page

@@ -110,7 +110,7 @@ def test_what_held_the_clocks_back_is_read_across_the_run_not_at_its_ends() -> N
 
 
 def test_a_page_warns_of_the_clocks_held_back_while_the_run_ran() -> None:
-    from cudagloss.site.measurement_views import clocks_held
+    from cudagloss.site.provenance_view import clocks_held
 
     # NVML idle at both ends ("none"), but its counters saw the power cap during the run.
     during = {"clock_limited_by": "gpu idle", "clock_limited_by_end": "none"}

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, display_path
+from cudagloss.model.cards import Seen, card_of, conflicts, run_stamp
 from cudagloss.model.measurement import (
     HINT,
     ExperimentInfo,
@@ -22,7 +23,6 @@ from cudagloss.model.measurement import (
     parse_measurement,
     read_measurement_text,
 )
-from cudagloss.model.cards import Seen, card_of, conflicts, run_stamp
 from cudagloss.model.measurement_rules import is_experiment_id, is_node_name
 from cudagloss.model.measurements import ExperimentRecord, MeasurementSet, NodeRun
 from cudagloss.model.urls import FAILED_SUFFIX, RUN_MARK, RUN_STAMP, measurement_file_name
@@ -150,12 +150,18 @@ def _misplaced(m: Measurement, shown: str, experiment: str, node: str, folder: s
         1,
         1,
         f"holds experiment '{m.experiment}' on node '{m.node}', not '{experiment}' on '{node}'",
-        f"make verify writes <experiment>/<node>.json; move it to {folder}/{m.experiment}/{measurement_file_name(m.node)}",
+        "make verify writes <experiment>/<node>.json; "
+        f"move it to {folder}/{m.experiment}/{measurement_file_name(m.node)}",
     )
 
 
 def _node_run(
-    sub: Path, shown_sub: str, node: str, paths: dict[str, Path], info: ExperimentInfo | None, diagnostics: list[Diagnostic]
+    sub: Path,
+    shown_sub: str,
+    node: str,
+    paths: dict[str, Path],
+    info: ExperimentInfo | None,
+    diagnostics: list[Diagnostic],
 ) -> NodeRun:
     """One node's runs of one experiment, each file held to what make verify writes."""
     read: dict[str, tuple[Measurement | None, str]] = {}
@@ -169,7 +175,13 @@ def _node_run(
     failed, _ = read.pop("failed", (None, ""))
     if good is not None and good.status != "ok":
         diagnostics.append(
-            Diagnostic(good_shown, 1, 1, f"status is '{good.status}' in a file for good runs", "failed runs belong in <node>.failed.json")
+            Diagnostic(
+                good_shown,
+                1,
+                1,
+                f"status is '{good.status}' in a file for good runs",
+                "failed runs belong in <node>.failed.json",
+            )
         )
         good = None
     earlier: list[tuple[Measurement, str]] = []
@@ -178,7 +190,15 @@ def _node_run(
             continue
         problem = _earlier_problem(m, stamp, good, good_shown)
         if problem:
-            diagnostics.append(Diagnostic(shown, 1, 1, problem, "an earlier run is a good run of the same card by the same code; remove this file"))
+            diagnostics.append(
+                Diagnostic(
+                    shown,
+                    1,
+                    1,
+                    problem,
+                    "an earlier run is a good run of the same card by the same code; remove this file",
+                )
+            )
         else:
             earlier.append((m, shown))
     stale = bool(info and good and good.code_hash != info.code_hash)
@@ -201,8 +221,9 @@ def _earlier_problem(m: Measurement, stamp: str, good: Measurement | None, good_
         return f"was recorded at {m.provenance.get('recorded_at')!s:.40}, not at the {stamp} its name says"
     if good is None:
         return "is an earlier run of a node with no latest good run (<node>.json)"
-    if card_of(m.provenance) != card_of(good.provenance):
-        return f"ran on card {card_of(m.provenance) or 'unknown'}, not on the node's card {card_of(good.provenance) or 'unknown'} ({good_shown})"
+    mine, its = card_of(m.provenance) or "unknown", card_of(good.provenance) or "unknown"
+    if mine != its:
+        return f"ran on card {mine}, not on the node's card {its} ({good_shown})"
     if m.code_hash != good.code_hash:
         return f"was made by other experiment code than the latest run ({good_shown})"
     if run_stamp(good.provenance.get("recorded_at")) <= stamp:

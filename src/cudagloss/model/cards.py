@@ -99,7 +99,8 @@ def conflicts(seen: Iterable[Seen]) -> list[Conflict]:
                 found.append(
                     Conflict(
                         files[0],
-                        f"card {card} is named '{node}' here, but '{first[0]}' in {first[1][0]}: two names for one card",
+                        f"card {card} is named '{node}' here, but '{first[0]}' in {first[1][0]}: "
+                        "two names for one card",
                         f"its runs are runs of one node: name them '{first[0]}'",
                     )
                 )

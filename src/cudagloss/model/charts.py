@@ -146,7 +146,8 @@ def _point(kind: XKind, m: Matched, runs: list[NodeRun], per: str, where: str) -
     numbers = [(run, y) for run, r in results if (y := _number(run, r, where)) is not None]
     ys = [y for _, y in numbers]
     text, at = agreed_at([r for _, r in results], runs[0].gpu) if per == "model" else (format_value(results[0][1]), 0)
-    holder = results[at][0] if results[at][1] is not None and results[at][1].value is not None else None
+    held = results[at][1]
+    holder = results[at][0] if held is not None and held.value is not None else None
     return Point(
         m.x,
         _x_text(kind, m.x, m.token),

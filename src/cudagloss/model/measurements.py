@@ -214,10 +214,11 @@ def by_node(measurements: MeasurementSet | None, refs: list[Ref]) -> list[NodeVa
             if run.gpu not in whole and _has(run, refs):
                 models.setdefault(run.gpu, {}).setdefault(experiment, []).append(run)
     experiments = list(dict.fromkeys(e for e, _ in refs))
-    for by_experiment in models.values():
-        if len(by_experiment) < len(experiments) or len(experiments) < 2:
+    for cards in models.values():
+        if len(cards) < len(experiments) or len(experiments) < 2:
             continue
-        for combination in itertools.islice(itertools.product(*(by_experiment[e] for e in experiments)), MAX_COMBINED):
+        choices: list[list[NodeRun]] = [cards[e] for e in experiments]
+        for combination in itertools.islice(itertools.product(*choices), MAX_COMBINED):
             chosen = dict(zip(experiments, combination, strict=True))
             name = COMBINED.join(dict.fromkeys(chosen[e].node for e, _ in refs))
             if (n := _values(name, chosen, refs)) is not None:

@@ -182,7 +182,9 @@ class ClaimView:
         elif len(self.holds_on) == total and not together:
             said = f"Holds on every card that measured it: {total} {kind}s"
         elif together:
-            said = f"Holds on {len(self.holds_on)} of {total} combinations of {kind}s (no one card measured every value)"
+            said = (
+                f"Holds on {len(self.holds_on)} of {total} combinations of {kind}s (no one card measured every value)"
+            )
         else:
             said = f"Holds on {len(self.holds_on)} of {total} {kind}{'s' if total != 1 else ''}"
         if self.fails_on:
