@@ -11,6 +11,7 @@ from cudagloss.load.measurements import load_measurements
 from cudagloss.model.chart_spec import Chart, ChartLine, ChartSeries
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.term import MeasurementCitation, Term
+from fleets import fleet_files
 
 H200, H100 = "NVIDIA H200", "NVIDIA H100 80GB HBM3"
 SIZES = ("8kib", "64kib", "512kib", "4mib", "32mib", "256mib")
@@ -93,9 +94,8 @@ CHARTS = {
 
 def write_fleet(folder: Path, fleet: list[dict[str, Any]]) -> MeasurementSet:
     (folder / "sweep").mkdir(parents=True, exist_ok=True)
-    for record in fleet:
-        path = folder / "sweep" / f"{record['provenance']['node']}.json"
-        path.write_text(json.dumps(record, indent=2), encoding="utf-8")
+    for name, record in fleet_files(fleet):
+        (folder / "sweep" / name).write_text(json.dumps(record, indent=2), encoding="utf-8")
     measurements, problems = load_measurements(folder, folder.parent)
     assert problems == []
     return measurements

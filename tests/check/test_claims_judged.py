@@ -150,7 +150,7 @@ def test_a_claim_over_values_nobody_measured_is_unverified_never_passed(glossary
     line = line_of(warp, "- says: A warp is the same size everywhere")
     assert (
         f"terms/warp.yaml:{line}:5: warning: claims[0]: 'A warp is the same size everywhere' is not verified: "
-        "no node has measured warp-size.warp_size"
+        "no card has measured warp-size.warp_size"
     ) in run.stderr
     assert "run `make verify EXPERIMENT=warp-size` on a GPU node" in run.stderr
     assert check(glossary).returncode == 0  # a warning: fails only strict runs and builds

@@ -71,12 +71,12 @@ def test_each_phrase_about_one_gpu_is_a_warning_at_its_place(tmp_path: Path) -> 
     found = warnings(tmp_path, term(BODY, extra, definition="Measured on our GPU."), measurements)
     # a field on one line is placed at its start (cudagloss.check.markdown_fields.field_position)
     assert shown(found) == [
-        "terms/a.yaml:4:13: definition: 'our GPU' speaks of one GPU, but 2 nodes measured this page's values",
-        "terms/a.yaml:7:3: body: 'Our H200' speaks of one GPU, but 2 nodes measured this page's values",
-        "terms/a.yaml:9:3: body: 'On the H200' speaks of one GPU, but 2 nodes measured this page's values",
-        "terms/a.yaml:12:3: body: 'The card we measured' speaks of one GPU, but 2 nodes measured this page's values",
-        "terms/a.yaml:12:34: body: 'this node' speaks of one GPU, but 2 nodes measured this page's values",
-        "terms/a.yaml:12:58: body: 'our own GPU node' speaks of one GPU, but 2 nodes measured this page's values",
+        "terms/a.yaml:4:13: definition: 'our GPU' speaks of one GPU, but 2 cards measured this page's values",
+        "terms/a.yaml:7:3: body: 'Our H200' speaks of one GPU, but 2 cards measured this page's values",
+        "terms/a.yaml:9:3: body: 'On the H200' speaks of one GPU, but 2 cards measured this page's values",
+        "terms/a.yaml:12:3: body: 'The card we measured' speaks of one GPU, but 2 cards measured this page's values",
+        "terms/a.yaml:12:34: body: 'this node' speaks of one GPU, but 2 cards measured this page's values",
+        "terms/a.yaml:12:58: body: 'our own GPU node' speaks of one GPU, but 2 cards measured this page's values",
         "terms/a.yaml:13:15: body: 'the GPU named under Measured' speaks of one GPU, but 2 nodes measured "
         "this page's values",
         "terms/a.yaml:17:11: measurements[0].note: 'this GPU' speaks of one GPU, but 2 nodes measured "
@@ -90,7 +90,7 @@ def test_claims_are_read_too(tmp_path: Path) -> None:
     extra = CITES + "claims:\n  - says: Our H200 reports a warp size\n    holds: warp-size.warp_size == 32\n"
     found = warnings(tmp_path, term("Plain.", extra), measurements)
     assert shown(found) == [
-        "terms/a.yaml:11:11: claims[0].says: 'Our H200' speaks of one GPU, but 2 nodes measured this page's values"
+        "terms/a.yaml:11:11: claims[0].says: 'Our H200' speaks of one GPU, but 2 cards measured this page's values"
     ]
 
 

@@ -251,7 +251,7 @@ def test_an_example_no_node_measured_is_unverified_and_one_citing_nothing_is_ref
     assert errors(w) == [("steps[0].value", "other.max_blocks_per_sm: the term does not cite experiment 'other'")]
     (tmp_path / "other").mkdir()
     w = worked(tmp_path, [Step("Limits", value="other.max_blocks_per_sm")], cite="other")
-    assert (w.errors, w.unverified, w.unmeasured) == ((), "no node has measured other.max_blocks_per_sm", ("other",))
+    assert (w.errors, w.unverified, w.unmeasured) == ((), "no card has measured other.max_blocks_per_sm", ("other",))
     w = worked(tmp_path, [Step("Only a given", given="32 threads/block")])
     assert errors(w) == [("steps", "uses no measured value")]
 

@@ -176,7 +176,7 @@ def test_odd_values_give_a_finite_chart_with_few_ticks(ys: list[float | None]) -
 
 @pytest.mark.parametrize(
     ("values", "says"),
-    [([None] * 6, "no node measured a value it would draw"), (["fast", 2], "not a number to draw")],
+    [([None] * 6, "no card measured a value it would draw"), (["fast", 2], "not a number to draw")],
 )
 def test_values_that_cannot_be_drawn_are_an_error_not_a_chart(tmp_path: Path, values: list[object], says: str) -> None:
     with pytest.raises(ChartError, match=says):

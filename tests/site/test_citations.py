@@ -66,7 +66,7 @@ def test_a_cited_experiment_never_measured_is_an_error_with_the_command(glossary
     assert run.stderr.startswith(
         # the column of the call's '{{' in the file
         f"terms/warp.yaml:{line + 1}:16: body: measured('warp-size', 'warp_size'): "
-        "experiment 'warp-size' has not been measured on any node\n"
+        "experiment 'warp-size' has not been measured on any card\n"
         "    hint: run `make verify EXPERIMENT=warp-size` on a GPU node"
     )
 

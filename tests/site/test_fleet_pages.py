@@ -21,7 +21,7 @@ import pytest
 from conftest import FIXTURES, ROOT, check_golden
 from cudagloss.model.project import Project
 from cudagloss.site.build import build_site_content
-from fleets import FLEETS
+from fleets import FLEETS, fleet_files
 
 
 def page(tmp_path: Path, fleet: list[dict[str, Any]]) -> str:
@@ -29,8 +29,8 @@ def page(tmp_path: Path, fleet: list[dict[str, Any]]) -> str:
     shutil.copytree(FIXTURES / "fleet" / "terms", root / "terms")
     folder = root / "measurements" / "copy-bench"
     folder.mkdir(parents=True)
-    for record in fleet:
-        (folder / f"{record['provenance']['node']}.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+    for name, record in fleet_files(fleet):
+        (folder / name).write_text(json.dumps(record, indent=2), encoding="utf-8")
     project = Project(
         root=root, terms_dir=root / "terms", templates_dir=ROOT / "templates", measurements_dir=root / "measurements"
     )

@@ -67,13 +67,13 @@ def singular_gpu(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterator
     patterns = [re.compile(p.format(noun=noun), re.IGNORECASE) for p in (_DEICTIC, _WE_MEASURED, _ON_THE)]
     gpus = f"{models[0]}s" if len(models) == 1 else "GPUs"
     hint = (
-        f"{len(nodes)} nodes measured the values this page cites; write 'on the {gpus} we measured' or "
-        f"'on each {gpus[:-1]}', or name no GPU (the Measured section names each node)"
+        f"{len(nodes)} cards measured the values this page cites; write 'on the {gpus} we measured' or "
+        f"'on each {gpus[:-1]}', or name no GPU (the Measured section names each card)"
     )
     for where, text, _ in prose_fields(t):
         for start, phrase in _phrases(text, patterns):
             at = field_position(t, where, *position(text, start))
-            message = f"{where}: '{phrase}' speaks of one GPU, but {len(nodes)} nodes measured this page's values"
+            message = f"{where}: '{phrase}' speaks of one GPU, but {len(nodes)} cards measured this page's values"
             yield Diagnostic(t.path, *at, message, hint, warning=True)
 
 

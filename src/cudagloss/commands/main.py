@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cudagloss.boundary import guarded
-from cudagloss.commands import byline, check, collect, export, links, new, render, schema, serve, values
+from cudagloss.commands import byline, cards, check, collect, export, links, new, render, schema, serve, values
 from cudagloss.errors import ExitCode, GlossaryError
 from cudagloss.load.project import load_project
 from cudagloss.model.project import CONFIG
@@ -32,7 +32,7 @@ from: ExitCode.USAGE, as for `links`."""
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cudagloss", description="Tools for the CUDA glossary.")
     sub = parser.add_subparsers(dest="command", required=True)
-    verbs = (check, new, values, export, schema, byline, render, serve, collect)
+    verbs = (check, new, values, export, schema, byline, render, serve, collect, cards)
     for verb in verbs:
         verb.add_parser(sub)
     # listed for `cudagloss -h` only: main hands everything after "links" to its own parser

@@ -108,18 +108,24 @@ class ApiValue:
 
 @dataclass(frozen=True)
 class ApiShown:
-    """One cited result as prose shows it, however many nodes measured it."""
+    """One cited result as prose shows it, however many cards measured it."""
 
     result: str = field(metadata=doc("The result's name within the experiment."))
     text: str = field(
         metadata=doc(
-            "The one number the page shows: the value where the nodes agree, else a range with the count "
-            "('13.4–19.8 ms on 2 H200s'), discrete values that differ as differing; 'not measured' where none did."
+            "The one number the page shows: the value where the cards agree (one card's own, never pooled), else a "
+            "range with the count of cards ('13.4–19.8 ms on 2 H200s'), discrete values that differ as differing; "
+            "'not measured' where none did."
         )
     )
-    gpu: str | None = field(metadata=doc("The GPU model the text speaks for (the one most nodes share); null if none."))
+    gpu: str | None = field(metadata=doc("The GPU model the text speaks for (the one most cards share); null if none."))
     varies_by_gpu: bool = field(metadata=doc("Other GPU models measured other values: see `values`."))
-    nodes: int = field(metadata=doc("How many nodes ran the experiment (each one's value is in `values`)."))
+    nodes: int = field(
+        metadata=doc(
+            "How many distinct cards ran the experiment (a node is one card; each one's value is in `values`)."
+        )
+    )
+    runs: int = field(default=0, metadata=doc("How many good runs those cards kept (a card's re-runs count here)."))
 
 
 @dataclass(frozen=True)
@@ -161,15 +167,22 @@ class ApiTerm:
 
 @dataclass(frozen=True)
 class ApiNode:
-    """One node's runs of an experiment."""
+    """One node's runs of an experiment: a node is one card."""
 
-    node: str = field(metadata=doc("The node's name."))
+    node: str = field(metadata=doc("The node's name; it names one card, for good."))
     gpu: str = field(metadata=doc("Its GPU, as the driver names it."))
     measured_on: dt.date | None = field(metadata=doc("The day of its last good run, or null where there is none."))
     stale: bool = field(metadata=doc("The experiment's code changed after that run."))
     failed_since: bool = field(metadata=doc("Its latest run failed (the values shown come from the good one)."))
     json_url: str | None = field(metadata=doc("The good run's raw JSON, or null. " + _URL))
     failed_json_url: str | None = field(metadata=doc("The failed run's raw JSON, or null. " + _URL))
+    card: str | None = field(default=None, metadata=doc("The card's GPU UUID, or null where not recorded."))
+    runs: int = field(
+        default=0, metadata=doc("Its good runs kept: the latest, whose values pages show, and earlier ones.")
+    )
+    earlier_json_urls: list[str] = field(
+        default_factory=list, metadata=doc("The earlier good runs' raw JSON, newest first. " + _URL)
+    )
 
 
 @dataclass(frozen=True)

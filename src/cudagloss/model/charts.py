@@ -222,7 +222,7 @@ def resolve_chart(term: Term, measurements: MeasurementSet | None, chart: Chart)
             label = group if len(chart.series) == 1 else s.label if len(groups) == 1 else f"{s.label}, {group}"
             series.append(Series(label, tuple(_point(kind, m, runs, chart.per, where) for m in found)))
     if all(p.y is None for s in series for p in s.points):
-        raise ChartError("no node measured a value it would draw", "run the experiment on a GPU node", "series")
+        raise ChartError("no card measured a value it would draw", "run the experiment on a GPU node", "series")
     lines = [ref for i in range(len(chart.lines)) for ref in _lines(record, chart, i, kind, y_unit, groups)]
     return ChartData(
         chart.id, chart.experiment, chart.title, chart.x, kind, chart.y, y_unit, tuple(series), tuple(lines)

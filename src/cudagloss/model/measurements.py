@@ -151,7 +151,7 @@ def resolve(
     record = measurements.get(experiment) if measurements else None
     if record is None or not record.measured:
         raise CitationError(
-            f"{call}: experiment '{experiment}' has not been measured on any node",
+            f"{call}: experiment '{experiment}' has not been measured on any card",
             f"run `{verify_command(experiment)}` on a GPU node and commit {MEASUREMENTS_DIR}/{experiment}/<node>.json",
         )
     names = record.result_names()
@@ -259,7 +259,10 @@ def resolve_pair(term: Term, measurements: MeasurementSet | None, first: Ref, se
         raise CitationError(f"{call}: compares a value with itself", "name two different values")
     nodes = by_node(measurements, [first, second])
     if not nodes:
-        raise CitationError(f"{call}: no node measured both values", "compare values measured on the same node")
+        raise CitationError(
+            f"{call}: no card measured both values",
+            "compare values measured on one card (or on cards of one GPU model)",
+        )
     for n in nodes:
         a, b = n.values[first], n.values[second]
         for ref, r in ((first, a), (second, b)):

@@ -106,10 +106,10 @@ def work(term: Term, index: int, measurements: MeasurementSet | None, facts: Seq
     nodes = [] if unmeasured else by_node(measurements, refs)
     if not nodes:
         missing = unmeasured or refs
-        reason = "no node has measured " + ", ".join(".".join(r) for r in unmeasured) if unmeasured else ""
+        reason = "no card has measured " + ", ".join(".".join(r) for r in unmeasured) if unmeasured else ""
         return Working(
             s,
-            unverified=reason or "no node has measured all of its values",
+            unverified=reason or "no card has measured all of its values",
             unmeasured=tuple(dict.fromkeys(e for e, _ in missing)),
         )
     found: dict[tuple[str, str, str, int | None], list[str]] = {}

@@ -33,6 +33,7 @@ from cudagloss.model.api import (
     ApiValue,
     GlossaryApi,
 )
+from cudagloss.model.cards import run_stamp
 from cudagloss.model.corpus import LoadedTerm, sort_key
 from cudagloss.model.display import format_value, one_number, verify_command
 from cudagloss.model.measurement import Result
@@ -136,7 +137,9 @@ class _Builder:
             found = record.values(name) if record else []
             described = next((r.description for _, r in found if r is not None), "")
             values += [self.value(experiment, name, described, run) for run, _ in found]
-            shown.append(_shown(name, [(run.gpu, result) for run, result in found]))
+            shown.append(
+                _shown(name, [(run.gpu, result) for run, result in found], sum(len(r.good_runs) for r, _ in found))
+            )
         return ApiCitation(
             experiment=experiment,
             note=citation.note,
@@ -180,8 +183,8 @@ class _Builder:
         )
 
     def node(self, experiment: str, run: NodeRun) -> ApiNode:
-        def raw(failed: bool) -> str:
-            return self.url(raw_json_src_uri(experiment, run.node, failed=failed))
+        def raw(failed: bool, stamp: str = "") -> str:
+            return self.url(raw_json_src_uri(experiment, run.node, failed=failed, run=stamp))
 
         return ApiNode(
             node=run.node,
@@ -191,14 +194,17 @@ class _Builder:
             failed_since=run.failed is not None,
             json_url=raw(False) if run.good else None,
             failed_json_url=raw(True) if run.failed else None,
+            card=run.card or None,
+            runs=len(run.good_runs),
+            earlier_json_urls=[raw(False, run_stamp(m.provenance.get("recorded_at"))) for m in reversed(run.earlier)],
         )
 
 
-def _shown(name: str, found: list[tuple[str, Result | None]]) -> ApiShown:
+def _shown(name: str, found: list[tuple[str, Result | None]], runs: int = 0) -> ApiShown:
     if not found:
         return ApiShown(name, format_value(None), None, varies_by_gpu=False, nodes=0)
     one = one_number(found)
-    return ApiShown(name, one.text, one.gpu, varies_by_gpu=one.varies, nodes=len(found))
+    return ApiShown(name, one.text, one.gpu, varies_by_gpu=one.varies, nodes=len(found), runs=runs)
 
 
 def _plain(value: object) -> object:

@@ -10,7 +10,7 @@ gates. The byline names the cards the same way. Per-run detail stays on the meas
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 NAMED_NODES = 3
@@ -39,6 +39,8 @@ class NodeView:
     """Its good runs of the experiment (the latest and the earlier ones kept beside it)."""
     first_run: str = ""
     """The day of its earliest good run kept ('' where it has one run)."""
+    days: tuple[str, ...] = ()
+    """The day of each of its good runs, oldest first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,8 @@ class MeasuredBy:
     first: str
     last: str
     """The days of the oldest and the newest run shown."""
+    runs: int = 0
+    """The good runs behind the numbers (a card's re-runs of an experiment count here)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +98,18 @@ def _days(days: list[str]) -> tuple[str, str]:
     return ordered[0], ordered[-1]
 
 
-def measured_by(nodes: set[tuple[str, str, str]]) -> tuple[MeasuredBy, ...]:
-    """(node, gpu, day) grouped by GPU model, the model most cards share first; a node (a card)
-    seen on several days counts once, its days spanning the group's."""
+def measured_by(runs: Iterable[tuple[str, str, str]]) -> tuple[MeasuredBy, ...]:
+    """(node, gpu, day), one per good run, grouped by GPU model, the model most cards share
+    first; a node (a card) counts once however many runs and days it has, and its runs are
+    counted as runs."""
     by_gpu: dict[str, dict[str, list[str]]] = {}
-    for node, gpu, day in sorted(nodes):
+    for node, gpu, day in sorted(runs):
         by_gpu.setdefault(gpu, {}).setdefault(node, []).append(day)
     groups = []
     for gpu, cards in sorted(by_gpu.items(), key=lambda g: (-len(g[1]), g[0])):
         names = tuple(cards) if len(cards) <= NAMED_NODES else ()
-        groups.append(MeasuredBy(gpu, len(cards), names, *_days([day for days in cards.values() for day in days])))
+        days = [day for days in cards.values() for day in days]
+        groups.append(MeasuredBy(gpu, len(cards), names, *_days(days), runs=len(days)))
     return tuple(groups)
 
 

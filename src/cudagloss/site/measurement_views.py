@@ -68,7 +68,11 @@ def _drift(run: NodeRun) -> tuple[tuple[str, str, str], ...]:
 def node_view(run: NodeRun) -> NodeView:
     runs = run.good_runs
     return NodeView(
-        *_node(run), drift=_drift(run), runs=len(runs), first_run=runs[0].recorded_on if len(runs) > 1 else ""
+        *_node(run),
+        drift=_drift(run),
+        runs=len(runs),
+        first_run=runs[0].recorded_on if len(runs) > 1 else "",
+        days=tuple(m.recorded_on for m in runs),
     )
 
 
@@ -86,6 +90,7 @@ def run_view(record: ExperimentRecord, run: NodeRun) -> RunView:
         drift=view.drift,
         runs=view.runs,
         first_run=view.first_run,
+        days=view.days,
         good=good,
         failed=_run_file(record, run, run.failed, failed=True),
         earlier=tuple(e for e in earlier if e is not None),

@@ -82,12 +82,11 @@ def measured(measurements: MeasurementSet | None, from_uri: str) -> Measured | N
     """The home page's account of the fleet, or None for a glossary without measurements."""
     if measurements is None:
         return None
-    newest: dict[tuple[str, str], str] = {}  # each card's newest run, by (node, GPU model)
-    runs = 0
-    for run in (run for record in measurements for run in record.measured):
-        newest[(run.node, run.gpu)] = max(newest.get((run.node, run.gpu), ""), run.recorded_on)
-        runs += len(run.good_runs)
-    models = measured_by({(node, gpu, day) for (node, gpu), day in newest.items()})
+    every = [
+        (run.node, run.gpu, m.recorded_on) for record in measurements for run in record.measured for m in run.good_runs
+    ]
+    models = measured_by(every)
+    newest = {run[:2]: run[2] for run in sorted(every, key=lambda r: r[2])}
     ran = {record.id for record in measurements if record.measured}
     glance = measurements.get(LIMITS)
     return Measured(
@@ -97,7 +96,7 @@ def measured(measurements: MeasurementSet | None, from_uri: str) -> Measured | N
         newest=max(newest.values(), default=""),
         glance=href(relative_href(GLANCE_URI, from_uri)) if glance and glance.measured else None,
         index=href(relative_href(measurements_index_uri(), from_uri)),
-        runs=runs,
+        runs=len(every),
     )
 
 

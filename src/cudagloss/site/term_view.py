@@ -67,7 +67,7 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
     cited = r.cited(slug)
     before, after = r.corpus.neighbours(slug)
     measured = tuple(cited_experiment_view(t.term, uri, c, r.corpus.measurements, cited) for c in term.measurements)
-    measured_on = measured_by({(n.node, n.gpu, n.date) for m in measured for n in m.nodes})
+    measured_on = measured_by((n.node, n.gpu, day) for m in measured for n in m.nodes for day in n.days)
     b = term.byline
     return TermPage(
         slug=slug,
