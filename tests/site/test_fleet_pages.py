@@ -22,9 +22,11 @@ from conftest import FIXTURES, ROOT, check_golden
 from cudagloss.model.project import Project
 from cudagloss.site.build import build_site_content
 from fleets import FLEETS, fleet_files
+from honesty import bylines, counts, unfound
 
 
-def page(tmp_path: Path, fleet: list[dict[str, Any]]) -> str:
+def pages(tmp_path: Path, fleet: list[dict[str, Any]]) -> dict[str, str]:
+    """Every page of the fixture glossary over the fleet's files, by source URI."""
     root = tmp_path
     shutil.copytree(FIXTURES / "fleet" / "terms", root / "terms")
     folder = root / "measurements" / "copy-bench"
@@ -36,7 +38,11 @@ def page(tmp_path: Path, fleet: list[dict[str, Any]]) -> str:
     )
     content, corpus = build_site_content(project)
     assert [d.message for d in corpus.warnings] == []
-    return next(p.markdown for p in content.pages if p.src_uri == "terms/copy-bandwidth.md")
+    return {p.src_uri: p.markdown for p in content.pages}
+
+
+def page(tmp_path: Path, fleet: list[dict[str, Any]]) -> str:
+    return pages(tmp_path, fleet)["terms/copy-bandwidth.md"]
 
 
 @pytest.mark.parametrize("fleet", sorted(FLEETS))
@@ -54,3 +60,17 @@ def test_the_prose_names_no_node_and_each_hover_names_every_one(tmp_path: Path) 
         nodes = [record["provenance"]["node"] for record in fleet]
         assert not [n for n in nodes if n in text], (name, text)
         assert len(titles) == 6 and all(f"&#40;card {n}&#41;" in t for t in titles for n in nodes), name
+
+
+@pytest.mark.parametrize("fleet", sorted(FLEETS))
+def test_every_number_is_findable_and_every_count_counts_cards(tmp_path: Path, fleet: str) -> None:
+    """Issue 38 over each fleet: an inline number is on its linked row or in a table of the page
+    (cards that agree show one card's own value, never a pooled one); no count exceeds the
+    fleet's cards or counts nodes; the byline names each card once, however many runs it made."""
+    site = pages(tmp_path, FLEETS[fleet])
+    cards = {record["provenance"]["gpu_uuid"] for record in FLEETS[fleet]}
+    assert [str(u) for u in unfound(site)] == []
+    found = list(counts(site))
+    assert [phrase for _, phrase, n in found if n > len(cards) or "node" in phrase] == []
+    for _, named in bylines(site):
+        assert len(named) == len(set(named)) == min(len(cards), 3) or not named

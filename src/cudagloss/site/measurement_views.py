@@ -132,7 +132,8 @@ def cited_experiment_view(
     term: Term, page_uri: str, citation: MeasurementCitation, measurements: MeasurementSet | None, cited: Cited
 ) -> CitedExperiment:
     """One cited experiment for a term page's Measured section: its nodes side by side, one
-    row per result shown (those named in the citation, else those the body cites). A GPU model
+    row per result shown (those named in the citation, then those the body cites: every value
+    the prose shows is in the table). A GPU model
     whose nodes measured every row alike, or that has many nodes, is one column (site.fleet)."""
     experiment = citation.experiment
     citer = ValueCiter(term, measurements, page_uri)
@@ -145,7 +146,7 @@ def cited_experiment_view(
     models = {
         gpu: n for gpu in dict.fromkeys(run.gpu for run in measured) if (n := sum(r.gpu == gpu for r in measured)) > 1
     }
-    names = citation.results or [n for e, n in cited if e == experiment]
+    names = list(dict.fromkeys([*citation.results, *(n for e, n in cited if e == experiment)]))
     values_of = {name: sorted(record.values(name), key=lambda v: first[v[0].gpu]) if record else [] for name in names}
     alike = {
         gpu
