@@ -5,6 +5,7 @@ about GPUs passes, and so does the same wording where one node measured everythi
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,8 @@ HEAD = "# yaml-language-server: $schema=../schema/term.schema.json\n"
 SECTIONS = "sections:\n  - slug: basics\n    title: Basics\n"
 CITES = "measurements:\n  - experiment: warp-size\n"
 HINT = (
-    "2 nodes measured the values this page cites; write 'on the H200s we measured' or 'on each H200', "
-    "or name no GPU (the Measured section names each node)"
+    "2 cards measured the values this page cites; write 'on the H200s we measured' or 'on each H200', "
+    "or name no GPU (the Measured section names each card)"
 )
 
 
@@ -32,12 +33,16 @@ def term(body: str, extra: str = CITES, definition: str = "A term used by these 
 
 
 def measured_on(root: Path, *nodes: str) -> Path:
-    """root/measurements: the fixture's warp-size experiment, measured on these nodes, each an H200."""
+    """root/measurements: the fixture's warp-size experiment, measured on these nodes, each an H200 card of its own."""
     source = json.loads((FIXTURES / "good-measurements" / "warp-size" / "fixture-a.json").read_text(encoding="utf-8"))
     folder = root / "measurements" / "warp-size"
     folder.mkdir(parents=True)
     for node in nodes:
-        data = {**source, "provenance": {**source["provenance"], "node": node, "gpu_name": "NVIDIA H200"}}
+        card = "GPU-" + str(uuid.uuid5(uuid.NAMESPACE_URL, node))  # a node is its own card
+        data = {
+            **source,
+            "provenance": {**source["provenance"], "node": node, "gpu_name": "NVIDIA H200", "gpu_uuid": card},
+        }
         (folder / f"{node}.json").write_text(json.dumps(data), encoding="utf-8")
     return root / "measurements"
 
@@ -77,9 +82,9 @@ def test_each_phrase_about_one_gpu_is_a_warning_at_its_place(tmp_path: Path) -> 
         "terms/a.yaml:12:3: body: 'The card we measured' speaks of one GPU, but 2 cards measured this page's values",
         "terms/a.yaml:12:34: body: 'this node' speaks of one GPU, but 2 cards measured this page's values",
         "terms/a.yaml:12:58: body: 'our own GPU node' speaks of one GPU, but 2 cards measured this page's values",
-        "terms/a.yaml:13:15: body: 'the GPU named under Measured' speaks of one GPU, but 2 nodes measured "
+        "terms/a.yaml:13:15: body: 'the GPU named under Measured' speaks of one GPU, but 2 cards measured "
         "this page's values",
-        "terms/a.yaml:17:11: measurements[0].note: 'this GPU' speaks of one GPU, but 2 nodes measured "
+        "terms/a.yaml:17:11: measurements[0].note: 'this GPU' speaks of one GPU, but 2 cards measured "
         "this page's values",
     ]
     assert all(d.warning and d.hint == HINT for d in found)
@@ -120,7 +125,7 @@ def test_check_prints_the_warning_and_fails_only_when_strict(
 
 
 def test_the_repository_speaks_of_its_nodes_as_many() -> None:
-    """terms/ cites experiments that two H200 nodes measured: no page says 'our H200'."""
+    """terms/ cites experiments that several H200 cards measured: no page says 'our H200'."""
     measurements = load_measurements(ROOT / "measurements", ROOT)[0]
     found = load_corpus(ROOT / "terms", ROOT, measurements=measurements, cache=False).warnings
     assert [d.format() for d in found if "speaks of one GPU" in d.message] == []

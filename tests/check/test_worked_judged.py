@@ -118,7 +118,7 @@ def test_the_site_build_refuses_a_worked_example_that_disagrees_with_its_measure
 def test_a_worked_example_that_agrees_is_shown_step_by_step_with_linked_values(glossary: Path, tmp_path: Path) -> None:
     text = html.unescape(re.sub(r"<[^>]+>", "", article(tmp_path, glossary)))
     assert "Worked example: How many warps fit on one SM?" in text
-    assert "Worked out from the values measured on 2 Example GPU nodes (node-a, node-b)." in text
+    assert "Worked out from the values measured on 2 Example GPU cards (node-a, node-b)." in text
     assert "An SM holds this many threads: 2,048 threads per SM." in text
     assert (
         "So an SM holds this many warps: 2,048 threads per SM ÷ 32 threads per warp = 64 warps per SM; "
@@ -212,5 +212,5 @@ def test_every_string_a_reader_sees_reaches_the_page_escaped(glossary: Path, tmp
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert text.count(f"Worked example: {EVIL}") == 1
     assert text.count(f"{EVIL}: 32 threads per warp") == 2  # one list per GPU model
-    assert "Worked out from the values measured on GPU <b>bold</b> & [x](javascript:y) (node node-a)." in text
-    assert "Worked out from the values measured on Example GPU (node node-b)." in text
+    assert "Worked out from the values measured on GPU <b>bold</b> & [x](javascript:y) (card node-a)." in text
+    assert "Worked out from the values measured on Example GPU (card node-b)." in text

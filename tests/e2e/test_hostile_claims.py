@@ -247,21 +247,26 @@ def test_a_claim_judged_on_stale_values_says_so(tmp_path: Path) -> None:
     for folder in ("terms", "measurements", "verifier"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     path = tmp_path / "measurements" / "ptx-jit" / "h200-3f1ceb1e.json"
+    other = json.loads(path.read_text(encoding="utf-8"))  # a second card, its file current
+    other["provenance"].update(node="h200-other", gpu_uuid="GPU-00000000-0000-0000-0000-000000000002")
+    (path.parent / "h200-other.json").write_text(json.dumps(other, indent=2), encoding="utf-8")
     path.write_text(path.read_text(encoding="utf-8").replace('"code_hash": "sha256:', '"code_hash": "sha256:0'))
+    for earlier in path.parent.glob("h200-3f1ceb1e~*.json"):  # made by the latest run's code, which changed
+        earlier.unlink()
     term = tmp_path / "terms" / "jit-compilation.yaml"
     claim = "claims:\n  - says: Starting the driver is free\n    holds: ptx-jit.cuinit_median < 0\n"
     term.write_text(term.read_text(encoding="utf-8").replace("claims:\n", claim, 1))
     run = check(tmp_path)
     assert run.returncode == 1
-    failed = [line for line in run.stderr.splitlines() if "claims[0]" in line and "'h200-lent'" in line]
+    failed = [line for line in run.stderr.splitlines() if "claims[0]" in line and "'h200-3f1ceb1e'" in line]
     line = line_of(term, "- says: Starting the driver is free")
     assert len(failed) == 1 and failed[0].startswith(
         f"terms/jit-compilation.yaml:{line}:5: claims[0]: 'Starting the driver is free' does not hold on node "
-        "'h200-lent' (NVIDIA H200): ptx-jit.cuinit_median = "
+        "'h200-3f1ceb1e' (NVIDIA H200): ptx-jit.cuinit_median = "
     )
     assert failed[0].endswith(" ms < 0 (stale: measured by older experiment code)")
-    others = [line for line in run.stderr.splitlines() if "claims[0]" in line and "'h200-lent'" not in line]
-    assert others and not any("stale" in line for line in others)  # only the node whose file is stale says so
+    others = [line for line in run.stderr.splitlines() if "claims[0]" in line and "'h200-3f1ceb1e'" not in line]
+    assert others and not any("stale" in line for line in others)  # only the card whose file is stale says so
 
 
 def test_a_condition_cannot_carry_a_typed_gpu_number_to_the_page(glossary: Path) -> None:

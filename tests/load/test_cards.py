@@ -75,7 +75,9 @@ def test_one_card_under_two_names_is_refused(tmp_path: Path) -> None:
         ("h200-a~20261120T120000Z.failed.json", run("h200-a", 20, A), "is not named <node>.json"),
     ],
 )
-def test_an_earlier_run_that_is_not_one_is_refused(tmp_path: Path, name: str, earlier: dict[str, Any], said: str) -> None:
+def test_an_earlier_run_that_is_not_one_is_refused(
+    tmp_path: Path, name: str, earlier: dict[str, Any], said: str
+) -> None:
     write(tmp_path, "h200-a.json", run("h200-a", 21, A))
     write(tmp_path, name, earlier)
     found = problems(tmp_path)
@@ -96,4 +98,6 @@ def test_earlier_runs_are_bounded(tmp_path: Path) -> None:
         record["provenance"]["recorded_at"] = f"2026-11-20T12:{minute // 60:02d}:{minute % 60:02d}+00:00"
         write(tmp_path, f"h200-a~20261120T12{minute // 60:02d}{minute % 60:02d}Z.json", record)
     found = problems(tmp_path)
-    assert found == [f"h200-a~20261120T1201{MAX_EARLIER % 60:02d}Z.json: is more than {MAX_EARLIER} earlier runs of one node"]
+    assert found == [
+        f"h200-a~20261120T1201{MAX_EARLIER % 60:02d}Z.json: is more than {MAX_EARLIER} earlier runs of one node"
+    ]

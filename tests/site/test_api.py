@@ -158,10 +158,10 @@ def test_an_unmeasured_value_is_null_and_says_so(tmp_path: Path) -> None:
         "url": None,
         "command": "make verify EXPERIMENT=never-run",
         "values": [],
-        "shown": [{"result": "y", "text": "not measured", "gpu": None, "varies_by_gpu": False, "nodes": 0}],
+        "shown": [{"result": "y", "text": "not measured", "gpu": None, "varies_by_gpu": False, "nodes": 0, "runs": 0}],
     }
     assert exp["shown"] == [  # two models (GPU a, GPU b), one node each: the first by name speaks, and it varies
-        {"result": "x", "text": "1.5 ms", "gpu": "GPU a", "varies_by_gpu": True, "nodes": 2}
+        {"result": "x", "text": "1.5 ms", "gpu": "GPU a", "varies_by_gpu": True, "nodes": 2, "runs": 2}
     ]
 
 

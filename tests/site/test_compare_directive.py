@@ -120,11 +120,11 @@ def test_a_comparison_is_rendered_per_node_with_its_medians_and_test(glossary: P
         "A query is about 10× faster than a launch, and not shown to differ (5 samples each) from another query."
         in text
     )
-    found = re.search(r'title="(Example GPU A \(node-a\): medians 1.1 ms and 11 ms[^"]*)"', page)
+    found = re.search(r'title="(Example GPU A \(card node-a\): medians 1.1 ms and 11 ms[^"]*)"', page)
     assert found is not None, page
     title = html.unescape(found[1])
-    assert "Example GPU B (node-b): medians 1.1 ms and 11 ms" in title
-    assert "Mann-Whitney p = 0.0079 over 5 and 5 runs" in title and "p < 0.05" in title
+    assert "Example GPU B (card node-b): medians 1.1 ms and 11 ms" in title
+    assert "Mann-Whitney p = 0.0079 over 5 and 5 samples" in title and "p < 0.05" in title
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 
 from conftest import ROOT
 from cudagloss.model.cards import card_of
@@ -31,7 +30,10 @@ def site() -> tuple[dict[str, str], dict[str, str]]:
 
 
 def cards_in_files() -> set[str]:
-    return {card_of(json.loads(p.read_text(encoding="utf-8"))["provenance"]) for p in (ROOT / "measurements").glob("*/*.json")}
+    return {
+        card_of(json.loads(p.read_text(encoding="utf-8"))["provenance"])
+        for p in (ROOT / "measurements").glob("*/*.json")
+    }
 
 
 def test_every_measured_number_inline_is_in_a_table_of_the_page_or_on_its_linked_row() -> None:
@@ -68,11 +70,16 @@ def test_the_checks_fail_on_pages_that_break_them() -> None:
     assert list(unfound(shown)) == []
     in_table = {"terms/t.md": "took [13.8 ms](../measurements/jit.md#h200-a-load)\n\n| a | 13.8 ms |\n", **measurement}
     assert list(unfound(in_table)) == []
-    ranged = {"terms/t.md": "took [13.8–17.4 ms on 2 H200s](../measurements/jit.md#h200-a-load)\n\n| 13.8 ms |", **measurement}
+    ranged = {
+        "terms/t.md": "took [13.8–17.4 ms on 2 H200s](../measurements/jit.md#h200-a-load)\n\n| 13.8 ms |",
+        **measurement,
+    }
     assert list(unfound(ranged)) == []
     nowhere = {"terms/t.md": "took [13.8 ms](../measurements/jit.md#h200-b-load)", **measurement}
     assert "does not exist" in str(next(unfound(nowhere)))
-    said = "on 2 NVIDIA H200 nodes; 4 H200 cards; one H200 card; 5 H200s; slower on 1 of 2 nodes than; a list of 64 nodes"
+    said = (
+        "on 2 NVIDIA H200 nodes; 4 H200 cards; one H200 card; 5 H200s; slower on 1 of 2 nodes than; a list of 64 nodes"
+    )
     assert [(p, n) for _, p, n in counts({"index.md": said})] == [
         ("2 NVIDIA H200 nodes", 2),
         ("4 H200 cards", 4),

@@ -55,7 +55,7 @@ def test_the_results_table_says_when_each_value_was_first_measured_and_last_conf
 
 @pytest.mark.builders
 def test_a_drifted_run_says_what_changed_under_its_heading_as_text(page: str) -> None:
-    a = page[page.index('id="example-gpu-a-on-fixture-a"') : page.index('id="example-gpu-b-on-fixture-b"')]
+    a = page[page.index('id="example-gpu-a-card-fixture-a"') : page.index('id="example-gpu-b-card-fixture-b"')]
     admonition = a[a.index('<div class="admonition info">') : a.index("</div>")]
     assert a.index("admonition info") < a.index("Measured on 2026-11-30")
     assert '<p class="admonition-title">Environment changed since the previous run</p>' in admonition
@@ -66,7 +66,7 @@ def test_a_drifted_run_says_what_changed_under_its_heading_as_text(page: str) ->
         in admonition
     )
     assert "<b>590.10</b>" not in page, "a value from the file is never markup"
-    b = page[page.index('id="example-gpu-b-on-fixture-b"') :]
+    b = page[page.index('id="example-gpu-b-card-fixture-b"') :]
     assert "admonition info" not in b, "a run without drift has no such note"
 
 

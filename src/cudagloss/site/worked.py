@@ -20,6 +20,7 @@ from cudagloss.model import units
 from cudagloss.model.claims import Expr, show
 from cudagloss.model.display import format_value, short_gpu
 from cudagloss.model.measurement import Result
+from cudagloss.model.measurements import COMBINED
 from cudagloss.model.refs import Ref
 from cudagloss.model.urls import result_anchor
 from cudagloss.model.work_rules import FACT, STEP, Quantity
@@ -74,6 +75,10 @@ def render(working: Working, link: Linker) -> Markup:
         group = [n for n in working.nodes if n.gpu == gpu]
         names = ", ".join(n.node for n in group[:4]) + (f" and {len(group) - 4} more" if len(group) > 4 else "")
         where = f"{gpu} (card {names})" if len(group) == 1 else f"{len(group)} {short_gpu(gpu)} cards ({names})"
+        if len(group) == 1 and COMBINED in group[0].node:
+            cards = group[0].node.split(COMBINED)
+            together = f"{len(cards)} {short_gpu(gpu)} cards taken together ({', '.join(cards)})"
+            where = f"{together}: no one card measured every value"
         stale = " Some of these values are stale: the experiment changed since." if any(n.stale for n in group) else ""
         ranges = " Where the cards differ, a range." if len(group) > 1 else ""
         out.append(escape.text(f"Worked out from the values measured on {where}.{ranges}{stale}"))
