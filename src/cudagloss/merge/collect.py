@@ -29,6 +29,7 @@ from cudagloss.errors import Diagnostic, display_path
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.load.measurements import load_measurements
 from cudagloss.merge.rerun import Rerun, against_committed, write
+from cudagloss.merge.runs import earlier_runs, file_node
 from cudagloss.model.measurement import ExperimentInfo, Measurement
 from cudagloss.model.urls import measurement_path, review_path
 
@@ -98,8 +99,8 @@ def folded(node: str) -> str:
 
 
 def committed_nodes(into: Path) -> set[str]:
-    """The node names of the committed measurement files (good and failed runs)."""
-    return {p.name.removesuffix(".json").removesuffix(".failed") for p in into.glob("*/*.json")}
+    """The node names of the committed measurement files (good, failed and earlier runs)."""
+    return {named[0] for p in into.glob("*/*.json") if (named := file_node(p.name)) is not None}
 
 
 def _identity(folder: Path, nodes: Iterable[str], shown: str) -> list[Diagnostic]:
@@ -206,6 +207,7 @@ def apply(found: Plan, into: Path) -> list[Path]:
             measurement_path(into, m.experiment, m.node),
             measurement_path(into, m.experiment, m.node, failed=True),  # a good run clears an old failure
             review_path(into, m.experiment, m.node),
+            *earlier_runs(into, m.experiment, m.node).values(),  # a re-run keeps one and drops others
         ):
             touched[path] = path.read_text(encoding="utf-8") if path.is_file() else None
     written: list[Path] = []
@@ -213,6 +215,10 @@ def apply(found: Plan, into: Path) -> list[Path]:
         for incoming, rerun in found.runs:
             written.append(write(incoming.measurement, into, rerun))
     except BaseException:
+        for incoming, _ in found.runs:  # an earlier run kept by this merge was not there before
+            m = incoming.measurement
+            for path in earlier_runs(into, m.experiment, m.node).values():
+                touched.setdefault(path, None)
         for path, before in touched.items():  # undo: every file as it was
             with contextlib.suppress(OSError):
                 if before is None:
