@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from cudagloss.merge.identity import refuse_another_card
 from cudagloss.model.measurement import Measurement, MeasurementError
 from cudagloss.model.term import Term
 from verifier.identity import with_host
@@ -38,8 +39,11 @@ def settle(measurement: Measurement, out: Path, say: Say, terms: list[Term] | No
     """Compare a run with the node's committed file and the terms' claims, write it where it
     belongs (verifier.rerun.write) and say its gates and the report; None when the format
     refuses it and nothing was written. terms None: claims were not judged (the report says so).
-    The run records its host's opaque identity (verifier.identity) before it is compared or written."""
+    The run records its host's opaque identity (verifier.identity) before it is compared or written.
+    A run under a name committed for another card, or of a card committed under another name,
+    stops the whole run: a UsageError, one line, nothing written (cudagloss.merge.identity)."""
     measurement = with_host(measurement)
+    refuse_another_card(measurement, out)
     rerun = against_committed(measurement, out)
     if terms is not None:
         from verifier.claims import broken_claims
