@@ -166,8 +166,12 @@ def test_rename_of_a_node_no_folder_holds_and_a_bad_rename_are_usage_errors(repo
 def test_a_failed_write_undoes_the_earlier_run_it_kept(repo: Path) -> None:
     write_node(repo / "in" / "h200-a", "h200-a", A, day=2)
     write_node(repo / "in" / "h200-b", "h200-b", B, experiments=("ptx-jit",))
+    stale = json.loads((repo / "measurements" / "device-limits" / "h200-a.json").read_text(encoding="utf-8"))
+    stale["code_hash"], stale["provenance"]["recorded_at"] = "sha256:" + "0" * 64, "2026-10-30T10:00:00+00:00"
+    earlier = repo / "measurements" / "device-limits" / "h200-a~20261030T100000Z.json"
+    earlier.write_text(json.dumps(stale), encoding="utf-8")  # another recipe's: the merge would remove it
     (repo / "measurements" / "ptx-jit" / "h200-b.json").mkdir()  # the last write cannot happen
     before = snapshot(repo / "measurements")
     run = cudagloss(repo, "collect", "in/h200-a", "in/h200-b")
     assert run.returncode != 0 and "Traceback" not in run.stderr
-    assert snapshot(repo / "measurements") == before, "h200-a's files as they were, and no earlier run left"
+    assert snapshot(repo / "measurements") == before, "h200-a's files as they were: none kept, none removed"
