@@ -3,7 +3,7 @@
 A task whose node name holds '-cpu' writes what a GPU node's make verify would have written:
 committed measurements of one node (the experiments named in FIXTURE_EXPERIMENTS, which the
 test chose among those measured by today's experiment code), renamed to this node (file name
-and provenance.node), and exits 0. Any other task runs the real verifier it was given (which exits 3 on a host
+and provenance.node) on a card of its own (provenance.gpu_uuid), and exits 0. Any other task runs the real verifier it was given (which exits 3 on a host
 without a GPU).
 """
 
@@ -27,6 +27,7 @@ def main(argv: list[str]) -> int:
     for experiment in experiments:
         data = json.loads((ROOT / "measurements" / experiment / f"{SOURCE_NODE}.json").read_text(encoding="utf-8"))
         data["provenance"]["node"] = node
+        data["provenance"]["gpu_uuid"] = f"GPU-fixture-{node}"  # a node name names one card: its own
         (out / experiment).mkdir(parents=True, exist_ok=True)
         (out / experiment / f"{node}.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     print(f"fixture node {node}: wrote {len(experiments)} experiments")

@@ -231,10 +231,12 @@ def test_skypilot_task_has_the_fields_we_rely_on_and_its_run_script_works(tmp_pa
 
 
 def _node_folder(nodes: Path, node: str, experiments: tuple[str, ...] = ("ptx-jit", "device-limits")) -> Path:
-    """What make verify writes on a node named `node`: the committed H200 runs, renamed."""
+    """What make verify writes on a node named `node`: the committed H200 runs, renamed, on a
+    card of its own (a node name names one card)."""
     for experiment in experiments:
         data = json.loads((ROOT / "measurements" / experiment / "h200-lent.json").read_text(encoding="utf-8"))
         data["provenance"]["node"] = node
+        data["provenance"]["gpu_uuid"] = f"GPU-{node}"
         (nodes / f"measurements-{node}" / experiment).mkdir(parents=True, exist_ok=True)
         (nodes / f"measurements-{node}" / experiment / f"{node}.json").write_text(json.dumps(data), encoding="utf-8")
     return nodes / f"measurements-{node}"
