@@ -8,12 +8,16 @@ run whose gates all passed, complete provenance, and one source per node (two fo
 not both speak for a node). A folder speaks for one node only (a host and its cards, `<host>`
 and `<host>-gpu<N>`, as `make verify DEVICES=all` writes them), so one node's artifact cannot
 carry a file that replaces another node's; and a node name that differs from another node's only
-by case or `_`/`-` (`H200_Lent` beside `h200-lent`) is refused, not merged as a new node. One
-refused file refuses the merge: nothing is written.
+by case or `_`/`-` (`H200_Lent` beside `h200-lent`) is refused, not merged as a new node. A node
+name names one card (merge.identity): a new name on a committed card (unless `--rename NEW=NAME`
+says whose re-run it is), two names for one card, a committed name from another card and one
+host's runs (host_id) in two folders are refused; so is an earlier run (<node>~<stamp>.json) in
+a node's folder. One refused file refuses the merge: nothing is written.
 
 A merge writes what `make verify` would have written on the node itself (merge.rerun): the
-report against the committed file, each value's history carried, and a changed discrete
-value beside the committed file as <node>.json.new for review. The writes are atomic each,
+report against the committed file, each value's history carried, the run it replaces kept as
+an earlier run (merge.runs), and a changed discrete value beside the committed file as
+<node>.json.new for review. The writes are atomic each,
 and undone together if one fails, so the folder is the old one or the merged one.
 """
 
