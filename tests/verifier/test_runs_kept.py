@@ -84,6 +84,17 @@ def test_a_run_the_format_refuses_leaves_no_earlier_run_behind(tmp_path: Path) -
     assert files(tmp_path) == ["node-a.json"], "the copy made before the write is undone"
 
 
+def test_an_earlier_run_that_is_a_link_refuses_the_write_before_anything_is_written(tmp_path: Path) -> None:
+    settle(run(1), tmp_path, QUIET)
+    (tmp_path / "elsewhere.json").write_text("{}")
+    (tmp_path / "copy" / "node-a~20261001T100000Z.json").symlink_to(tmp_path / "elsewhere.json")
+    before = (tmp_path / "copy" / "node-a.json").read_bytes()
+    with pytest.raises(UsageError, match="symbolic link"):
+        settle(run(2), tmp_path, QUIET)
+    assert (tmp_path / "copy" / "node-a.json").read_bytes() == before
+    assert files(tmp_path) == ["node-a.json", "node-a~20261001T100000Z.json"]
+
+
 def test_another_cards_file_under_the_name_is_never_compared(tmp_path: Path) -> None:
     settle(run(1), tmp_path, QUIET)
     other = run(2, card="GPU-99999999-2222-3333-4444-555555555555", warp=64)

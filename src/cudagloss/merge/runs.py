@@ -86,8 +86,12 @@ def keep_previous(new: Measurement, folder: Path) -> Kept:
     """Before a good run replaces <node>.json: keep the file it replaces as an earlier run when
     that is a good run of the same recipe on the same card, recorded at another time (the same
     run collected again is one run, not two)."""
+    if new.status != "ok":
+        return Kept()
+    for path in earlier_runs(folder, new.experiment, new.node).values():  # prune() removes some: never a link
+        refuse_links(path)
     current = measurement_path(folder, new.experiment, new.node)
-    if new.status != "ok" or current.is_symlink() or not current.is_file():
+    if current.is_symlink() or not current.is_file():
         return Kept()
     read = _read(current)
     if read is None:
