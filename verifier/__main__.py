@@ -10,8 +10,9 @@ report printed (verifier/rerun.py; --format json prints it as JSON).
 
 Exit codes: 0 all experiments passed their gates; 1 some failed (their failure is
 written beside the last good file), changed a discrete result or broke a term's claim (the new
-file is written beside the committed one, <node>.json.new, for review); 2 usage, or terms that
-cannot be read to tell which experiments they cite; 3 no GPU (or no cuda-python) here; 5 a file
+file is written beside the committed one, <node>.json.new, for review); 2 usage, terms that
+cannot be read to tell which experiments they cite, or a node name committed for another card
+(or this card committed under another name: cudagloss.merge.identity); 3 no GPU (or no cuda-python) here; 5 a file
 (or the output) that could not be written: disk full, read-only file system, no permission;
 130 Ctrl-C. Each is one line, never a traceback: the error boundary is the command line's own
 (cudagloss.boundary).

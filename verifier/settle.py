@@ -12,8 +12,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from cudagloss.merge.identity import refuse_another_card
 from cudagloss.model.measurement import Measurement, MeasurementError
 from cudagloss.model.term import Term
+from verifier.identity import with_host
 from verifier.rerun import Rerun, against_committed, write
 
 Say = Callable[[str], object]
@@ -36,7 +38,12 @@ def claiming_terms(terms: Path, say: Say) -> list[Term] | None:
 def settle(measurement: Measurement, out: Path, say: Say, terms: list[Term] | None = None) -> Rerun | None:
     """Compare a run with the node's committed file and the terms' claims, write it where it
     belongs (verifier.rerun.write) and say its gates and the report; None when the format
-    refuses it and nothing was written. terms None: claims were not judged (the report says so)."""
+    refuses it and nothing was written. terms None: claims were not judged (the report says so).
+    The run records its host's opaque identity (verifier.identity) before it is compared or written.
+    A run under a name committed for another card, or of a card committed under another name,
+    stops the whole run: a UsageError, one line, nothing written (cudagloss.merge.identity)."""
+    measurement = with_host(measurement)
+    refuse_another_card(measurement, out)
     rerun = against_committed(measurement, out)
     if terms is not None:
         from verifier.claims import broken_claims

@@ -5,6 +5,7 @@ running the same code on the same GPU type writes), plus hostile variants of the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -22,12 +23,31 @@ COMMITTED = ROOT / "measurements"
 EXPERIMENTS = ("ptx-jit", "device-limits", "occupancy")
 
 
-def node_folder(base: Path, node: str, experiments: tuple[str, ...] = EXPERIMENTS, source: str = "h200-lent") -> Path:
-    """What make verify writes on a node named `node`: the committed runs, renamed."""
+def fake_card(node: str) -> str:
+    """A card UUID of the node's own (a node name names one card): stable, made from the name."""
+    digest = hashlib.sha256(node.encode()).hexdigest()
+    return f"GPU-{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+
+
+def node_folder(
+    base: Path,
+    node: str,
+    experiments: tuple[str, ...] = EXPERIMENTS,
+    source: str = "h200-lent",
+    card: str | None = None,
+    host: str | None = None,
+) -> Path:
+    """What make verify writes on a node named `node`: the committed runs, renamed, on a card of
+    the node's own (fake_card; the source's own card under the source's name) unless `card`
+    names one, on `host` (a host_id) if given."""
     folder = base / node
     for experiment in experiments:
         data = json.loads((COMMITTED / experiment / f"{source}.json").read_text(encoding="utf-8"))
         data["provenance"]["node"] = node
+        if card is not None or node != source:  # a re-run under the source's own name is its card's
+            data["provenance"]["gpu_uuid"] = card or fake_card(node)
+        if host is not None:
+            data["provenance"]["host_id"] = host
         target = folder / experiment / f"{node}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(data, indent=2), encoding="utf-8")

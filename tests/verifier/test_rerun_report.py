@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from verifier.identity import with_host
 from verifier.rerun import against_committed, report_json, with_history
 from verifier.settle import passed, settle
 
@@ -57,7 +58,7 @@ def test_a_changed_discrete_value_fails_the_run_and_waits_beside_the_committed_f
     assert rerun is not None and rerun.changed and not passed(new, rerun)  # run_all exits ExitCode.FAILED
     assert good.read_bytes() == before, "the committed file is never replaced by a changed run"
     review = folder / "ptx-jit" / "node-a.json.new"
-    assert review.read_text() == with_history(new, rerun).to_json()
+    assert review.read_text() == with_history(with_host(new), rerun).to_json()  # settle records the host
     assert said == [
         "    pass  correct",
         f"    compared with {good.as_posix()}:",
@@ -90,7 +91,7 @@ def test_a_timing_changed_only_within_noise_is_same_and_replaces_the_committed_f
     cold = next(row for row in rerun.rows if row.name == "cold_median")
     assert cold.verdict == "SAME" and cold.test is not None and cold.test["p"] > 0.05
     assert "      DERIVED  cold_min 18.8 ms -> 18.5 ms" in said
-    assert (folder / "ptx-jit" / "node-a.json").read_text() == with_history(new, rerun).to_json()
+    assert (folder / "ptx-jit" / "node-a.json").read_text() == with_history(with_host(new), rerun).to_json()
     assert not (folder / "ptx-jit" / "node-a.json.new").exists(), "a run that changed nothing clears the review file"
 
 
@@ -120,7 +121,7 @@ def test_an_unreadable_committed_file_is_said_and_replaced(tmp_path: Path) -> No
     rerun = settle(run(), tmp_path, said.append)
     assert rerun is not None and rerun.unreadable is not None
     assert said[1].startswith(f"    not compared: {good.as_posix()} cannot be read (not valid JSON")
-    assert good.read_text() == run().to_json()
+    assert good.read_text() == with_host(run()).to_json()
 
 
 def test_the_json_report_has_every_row_the_rule_and_the_environment(tmp_path: Path) -> None:

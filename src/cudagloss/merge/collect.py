@@ -8,12 +8,16 @@ run whose gates all passed, complete provenance, and one source per node (two fo
 not both speak for a node). A folder speaks for one node only (a host and its cards, `<host>`
 and `<host>-gpu<N>`, as `make verify DEVICES=all` writes them), so one node's artifact cannot
 carry a file that replaces another node's; and a node name that differs from another node's only
-by case or `_`/`-` (`H200_Lent` beside `h200-lent`) is refused, not merged as a new node. One
-refused file refuses the merge: nothing is written.
+by case or `_`/`-` (`H200_Lent` beside `h200-lent`) is refused, not merged as a new node. A node
+name names one card (merge.identity): a new name on a committed card (unless `--rename NEW=NAME`
+says whose re-run it is), two names for one card, a committed name from another card and one
+host's runs (host_id) in two folders are refused; so is an earlier run (<node>~<stamp>.json) in
+a node's folder. One refused file refuses the merge: nothing is written.
 
 A merge writes what `make verify` would have written on the node itself (merge.rerun): the
-report against the committed file, each value's history carried, and a changed discrete
-value beside the committed file as <node>.json.new for review. The writes are atomic each,
+report against the committed file, each value's history carried, the run it replaces kept as
+an earlier run (merge.runs), and a changed discrete value beside the committed file as
+<node>.json.new for review. The writes are atomic each,
 and undone together if one fails, so the folder is the old one or the merged one.
 """
 
@@ -21,16 +25,18 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cudagloss.errors import Diagnostic, display_path
+from cudagloss.errors import Diagnostic, UsageError, display_path
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.load.measurements import load_measurements
+from cudagloss.merge.identity import Arriving, card_problems, committed_cards, host_problems, measured_several
 from cudagloss.merge.rerun import Rerun, against_committed, write
+from cudagloss.merge.runs import earlier_runs, file_node
 from cudagloss.model.measurement import ExperimentInfo, Measurement
-from cudagloss.model.urls import measurement_path, review_path
+from cudagloss.model.urls import RUN_MARK, measurement_path, review_path
 
 REQUIRED_PROVENANCE = (
     "node",
@@ -98,8 +104,8 @@ def folded(node: str) -> str:
 
 
 def committed_nodes(into: Path) -> set[str]:
-    """The node names of the committed measurement files (good and failed runs)."""
-    return {p.name.removesuffix(".json").removesuffix(".failed") for p in into.glob("*/*.json")}
+    """The node names of the committed measurement files (good, failed and earlier runs)."""
+    return {named[0] for p in into.glob("*/*.json") if (named := file_node(p.name)) is not None}
 
 
 def _identity(folder: Path, nodes: Iterable[str], shown: str) -> list[Diagnostic]:
@@ -138,19 +144,55 @@ def _lookalikes(incoming: dict[str, str], committed: Iterable[str]) -> list[Diag
     ]
 
 
-def plan(folders: Sequence[Path], into: Path, catalog: list[ExperimentInfo], root: Path | None = None) -> Plan:
-    """Read and check every folder, and compare each run with the committed file in into."""
+def _earlier_runs(folder: Path, root: Path | None) -> list[Diagnostic]:
+    """Earlier runs (<node>~<stamp>.json) in an incoming folder are refused: a node's folder
+    brings its latest run, and the committed folder keeps the runs it replaces itself."""
+    return [
+        Diagnostic(
+            f"{display_path(p.parent, root)}/{p.name}",
+            1,
+            1,
+            "is an earlier run (<node>~<stamp>.json): collect takes each node's latest run, and the "
+            "committed folder keeps the runs it replaces itself",
+            "collect a folder that make verify wrote afresh (an empty --out or VERIFY_OUT), or remove the "
+            "earlier runs from it",
+        )
+        for p in sorted(folder.glob(f"*/*{RUN_MARK}*.json"))
+        if (named := file_node(p.name)) is not None and named[1]
+    ]
+
+
+def _renamed(m: Measurement, renames: Mapping[str, str]) -> Measurement:
+    """m merged as the node --rename names for it (its folder's name otherwise)."""
+    target = renames.get(m.node, m.node)
+    return m if target == m.node else replace(m, provenance={**m.provenance, "node": target})
+
+
+def plan(
+    folders: Sequence[Path],
+    into: Path,
+    catalog: list[ExperimentInfo],
+    root: Path | None = None,
+    renames: Mapping[str, str] | None = None,
+) -> Plan:
+    """Read and check every folder, and compare each run with the committed file in into.
+    renames (collect --rename NEW=NAME): a folder's node NEW is merged as node NAME, held to
+    every rule under that name."""
+    renames = dict(renames or {})
     known = {info.id: info for info in catalog}
     found = Plan()
     speaks_for: dict[str, Path] = {}
     incoming: list[Incoming] = []
+    arriving: list[Arriving] = []
     for folder in folders:
         shown_folder = display_path(folder, root)
         if folder.is_symlink() or not folder.is_dir():
             found.refused.append(Diagnostic(shown_folder, 1, 1, "is not a folder of measurements", HINT))
             continue
         measurements, diagnostics = load_measurements(folder, root, catalog)
-        found.refused += [d for d in diagnostics if not d.warning]
+        earlier = _earlier_runs(folder, root)
+        refused_earlier = {d.path for d in earlier}  # the loader may refuse their names, less clearly
+        found.refused += [d for d in diagnostics if not d.warning and d.path not in refused_earlier] + earlier
         found.refused += _identity(folder, (run.node for r in measurements for run in r.runs), shown_folder)
         found.refused += [  # the site skips review copies; a merge must not drop one unseen
             Diagnostic(display_path(p, root), 1, 1, "is a review copy (<node>.json.new): review it on its node", HINT)
@@ -173,25 +215,33 @@ def plan(folders: Sequence[Path], into: Path, catalog: list[ExperimentInfo], roo
                 found.refused += [
                     Diagnostic(run.good_path, 1, 1, problem, HINT) for problem in _check(run.good, known.get(record.id))
                 ]
-                other = speaks_for.setdefault(run.node, folder)
+                good = _renamed(run.good, renames)
+                other = speaks_for.setdefault(good.node, folder)
                 if other != folder:
                     found.refused.append(
                         Diagnostic(
                             run.good_path,
                             1,
                             1,
-                            f"node '{run.node}' also has files in {display_path(other, root)}: "
+                            f"node '{good.node}' also has files in {display_path(other, root)}: "
                             "one folder per node, so that no run silently replaces another",
                             "give each node its own VERIFY_NODE name",
                         )
                     )
-                incoming.append(Incoming(run.good, run.good_path, folder))
+                incoming.append(Incoming(good, run.good_path, folder))
+                several = measured_several(good)
+                arriving.append(Arriving(good.node, run.node, run.good_path, shown_folder, good.provenance, several))
+    unknown = sorted(set(renames) - {a.named for a in arriving})
+    if unknown:
+        raise UsageError(f"--rename {unknown[0]}={renames[unknown[0]]}: no folder holds node '{unknown[0]}'")
     if not incoming and not found.refused:
         found.refused.append(
             Diagnostic(", ".join(display_path(f, root) for f in folders), 1, 1, "hold no measurement files", HINT)
         )
     first_file = {i.measurement.node: i.shown for i in reversed(incoming)}
     found.refused += _lookalikes(first_file, committed_nodes(into))
+    found.refused += card_problems(committed_cards(into, root), arriving)
+    found.refused += host_problems(arriving)
     if not found.refused:
         found.runs = [(i, against_committed(i.measurement, into)) for i in incoming]
     return found
@@ -206,6 +256,7 @@ def apply(found: Plan, into: Path) -> list[Path]:
             measurement_path(into, m.experiment, m.node),
             measurement_path(into, m.experiment, m.node, failed=True),  # a good run clears an old failure
             review_path(into, m.experiment, m.node),
+            *earlier_runs(into, m.experiment, m.node).values(),  # a re-run keeps one and drops others
         ):
             touched[path] = path.read_text(encoding="utf-8") if path.is_file() else None
     written: list[Path] = []
@@ -213,6 +264,10 @@ def apply(found: Plan, into: Path) -> list[Path]:
         for incoming, rerun in found.runs:
             written.append(write(incoming.measurement, into, rerun))
     except BaseException:
+        for incoming, _ in found.runs:  # an earlier run kept by this merge was not there before
+            m = incoming.measurement
+            for path in earlier_runs(into, m.experiment, m.node).values():
+                touched.setdefault(path, None)
         for path, before in touched.items():  # undo: every file as it was
             with contextlib.suppress(OSError):
                 if before is None:

@@ -22,8 +22,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from cudagloss.errors import UsageError
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.files.inside import refuse_links
+from cudagloss.merge.runs import keep_previous, prune
+from cudagloss.model.cards import UNKNOWN, card_of
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings, is_rate
 from cudagloss.model.measurement import (
     Drift,
@@ -204,7 +207,9 @@ def compare(old: Measurement, new: Measurement, compared_with: str) -> Rerun:
 
 
 def against_committed(new: Measurement, folder: Path) -> Rerun:
-    """The report on new against the node's committed file in folder, if there is one."""
+    """The report on new against the node's committed file in folder, if there is one. A file of
+    another card under the node's name is never compared (a UsageError: make verify and collect
+    refuse such a run before, with their own hint), so another card is never CHANGED."""
     path = measurement_path(folder, new.experiment, new.node)
     shown = path.as_posix()
     if not path.exists() and not path.is_symlink():
@@ -213,6 +218,12 @@ def against_committed(new: Measurement, folder: Path) -> Rerun:
         old = parse_measurement(read_measurement_text(path, shown), shown)
     except MeasurementError as exc:
         return Rerun(new.experiment, new.node, shown, unreadable=exc.message)
+    before, now = card_of(old.provenance), card_of(new.provenance)
+    if UNKNOWN not in (before, now) and before != now:
+        raise UsageError(
+            f"node '{new.node}' is card {before} ({shown}); this run is card {now}: "
+            "a node name names one card, and a run is compared only with its own card's"
+        )
     return compare(old, new, shown)
 
 
@@ -236,15 +247,23 @@ def write(new: Measurement, folder: Path, rerun: Rerun) -> Path:
     """Record new as record() does, unless a discrete result changed or a claim broke: then write it beside the
     committed file for review (checked by the same rules). A good run that changed nothing
     clears an older review file, as record() clears an older failure. A good run is written
-    with its history (with_history); a failed one without."""
+    with its history (with_history); a failed one without. A good run that replaces the node's
+    good file keeps the run it replaces as an earlier run, and drops stale and surplus earlier
+    runs (merge.runs); a run for review keeps nothing."""
     if new.status == "ok":
         new = with_history(new, rerun)
     review = review_path(folder, new.experiment, new.node)
     refuse_links(review)  # it is written or removed below: never through a committed link
     if not (rerun.needs_review and new.status == "ok"):
-        path = record(new, folder)
+        kept = keep_previous(new, folder)
+        try:
+            path = record(new, folder)
+        except BaseException:
+            kept.undo()
+            raise
         if path == measurement_path(folder, new.experiment, new.node):
             review.unlink(missing_ok=True)
+            prune(new, folder)
         return path
     text = new.to_json()
     parse_measurement(text, review.as_posix())
