@@ -33,7 +33,7 @@ def node_folder(
     base: Path,
     node: str,
     experiments: tuple[str, ...] = EXPERIMENTS,
-    source: str = "h200-lent",
+    source: str = "h200-3f1ceb1e",
     card: str | None = None,
     host: str | None = None,
 ) -> Path:
@@ -78,7 +78,7 @@ def test_two_nodes_merge_and_the_report_names_each(repo: Path) -> None:
     found, problems = load_measurements(repo / "measurements", repo, catalog)
     assert not problems
     ptx = next(r for r in found if r.id == "ptx-jit")
-    assert {"h200-lent", "h200-b", "h200-c"} <= {n.node for n in ptx.runs} and not any(n.stale for n in ptx.runs)
+    assert {"h200-3f1ceb1e", "h200-b", "h200-c"} <= {n.node for n in ptx.runs} and not any(n.stale for n in ptx.runs)
     again = cudagloss(repo, "collect", str(a), "--format", "json")  # a re-run of the same node: SAME, in JSON
     report = json.loads(again.stdout)
     assert again.returncode == 0 and report["nodes"] == ["h200-b"]
@@ -87,16 +87,16 @@ def test_two_nodes_merge_and_the_report_names_each(repo: Path) -> None:
 
 
 def test_a_changed_discrete_value_waits_for_review(repo: Path) -> None:
-    folder = node_folder(repo / "in", "h200-lent", ("device-limits",))
-    path = folder / "device-limits" / "h200-lent.json"
+    folder = node_folder(repo / "in", "h200-3f1ceb1e", ("device-limits",))
+    path = folder / "device-limits" / "h200-3f1ceb1e.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     next(r for r in data["results"] if r["name"] == "warp_size")["value"] = 64
     path.write_text(json.dumps(data), encoding="utf-8")
-    before = (repo / "measurements/device-limits/h200-lent.json").read_bytes()
+    before = (repo / "measurements/device-limits/h200-3f1ceb1e.json").read_bytes()
     run = cudagloss(repo, "collect", str(folder))
     assert run.returncode == 0 and "CHANGED  warp_size 32 threads/warp -> 64 threads/warp" in run.stdout
-    assert (repo / "measurements/device-limits/h200-lent.json").read_bytes() == before
-    assert (repo / "measurements/device-limits/h200-lent.json.new").is_file() and "waits for review" in run.stderr
+    assert (repo / "measurements/device-limits/h200-3f1ceb1e.json").read_bytes() == before
+    assert (repo / "measurements/device-limits/h200-3f1ceb1e.json.new").is_file() and "waits for review" in run.stderr
 
 
 def _edit(change: Callable[[dict[str, Any]], None]) -> Callable[[Path], None]:
@@ -131,7 +131,7 @@ def _review_copy(folder: Path) -> None:
 def _symlink(folder: Path) -> None:
     target = folder / "ptx-jit" / f"{folder.name}.json"
     target.unlink()
-    os.symlink(COMMITTED / "ptx-jit" / "h200-lent.json", target)
+    os.symlink(COMMITTED / "ptx-jit" / "h200-3f1ceb1e.json", target)
 
 
 def _garbage(folder: Path) -> None:
@@ -193,14 +193,14 @@ def test_dry_run_writes_nothing_and_a_failed_write_undoes_the_merge(repo: Path) 
 
 
 def test_a_node_folder_may_not_carry_a_file_for_another_node(repo: Path) -> None:
-    """Issue 27, class 2: one node's artifact that also holds a file named for h200-lent would
+    """Issue 27, class 2: one node's artifact that also holds a file named for h200-3f1ceb1e would
     replace that node's committed file; the folder is refused and nothing is written."""
     mine = node_folder(repo / "in", "h200-b", ("ptx-jit",))
-    other = node_folder(repo / "forged", "h200-lent", ("occupancy",))
-    shutil.copytree(other / "occupancy", mine / "occupancy")  # h200-lent's run inside h200-b's folder
+    other = node_folder(repo / "forged", "h200-3f1ceb1e", ("occupancy",))
+    shutil.copytree(other / "occupancy", mine / "occupancy")  # h200-3f1ceb1e's run inside h200-b's folder
     before = snapshot(repo / "measurements")
     run = cudagloss(repo, "collect", str(mine))
-    assert run.returncode == 1 and "holds files of more than one node (h200-b, h200-lent)" in run.stderr
+    assert run.returncode == 1 and "holds files of more than one node (h200-3f1ceb1e, h200-b)" in run.stderr
     assert snapshot(repo / "measurements") == before and "Traceback" not in run.stderr
 
 
@@ -215,13 +215,13 @@ def test_a_host_and_its_cards_are_one_node_folder(repo: Path) -> None:
     assert "would merge 3 runs from 3 nodes" in run.stderr
 
 
-@pytest.mark.parametrize("name", ["H200_Lent", "h200_lent", "H200-LENT"])
+@pytest.mark.parametrize("name", ["H200_3f1ceb1e", "h200_3f1ceb1e", "H200-3F1CEB1E"])
 def test_a_node_name_that_folds_onto_a_committed_one_is_refused(repo: Path, name: str) -> None:
     folder = node_folder(repo / "in", name, ("ptx-jit",))
     before = snapshot(repo / "measurements")
     run = cudagloss(repo, "collect", str(folder))
     assert run.returncode == 1, run.stdout
-    assert f"node '{name}' differs from node 'h200-lent' only by case or '_'/'-'" in run.stderr
+    assert f"node '{name}' differs from node 'h200-3f1ceb1e' only by case or '_'/'-'" in run.stderr
     assert snapshot(repo / "measurements") == before
     a, b = node_folder(repo / "x", "gpu-node", ("ptx-jit",)), node_folder(repo / "y", "GPU_node", ("occupancy",))
     run = cudagloss(repo, "collect", str(a), str(b))  # two incoming folders under one folded name
