@@ -142,7 +142,7 @@ def test_the_five_pages_show_measured_values_linked_to_their_measurement_rows(re
         target, fragment = (page.parent / href).resolve().parent, href.split("#", 1)[1]
         assert any(fragment.startswith(f"{n}-") for n in nodes) and fragment in parse(target / "index.html").ids
     text = page.read_text(encoding="utf-8")
-    byline = re.search(r"The numbers came from (.*?)\.\n", text)
+    byline = re.search(r"The numbers came from (.*?)\.</p>", text)
     assert byline is not None and " node" not in byline[1], text
     named = re.findall(r"<code>([^<]+)</code>", byline[1])
     assert named and len(named) == len(set(named)) and set(named) <= nodes  # each card named once
