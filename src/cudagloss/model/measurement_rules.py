@@ -74,7 +74,7 @@ def is_experiment_id(name: str) -> bool:
 
 
 def is_node_name(name: str) -> bool:
-    """A node name (it becomes the file name <node>.json): 'h200-lent', 'gpu01.example.org'."""
+    """A node name (it becomes the file name <node>.json): 'h200-3f1ceb1e', 'gpu01.example.org'."""
     return len(name) <= 64 and NODE_NAME.fullmatch(name) is not None and not name.endswith(".failed")
 
 
@@ -153,7 +153,7 @@ def _provenance(c: Checker, value: Any) -> dict[str, Any]:
         out[key] = c.scalar(item, (*path, key), LABEL_MAX)
     node = value.get("node")
     if isinstance(node, str) and out.get("node") is not None and not is_node_name(node):
-        c.fail((*path, "node"), f"{shown(node)} is not a node name like 'h200-lent' (set VERIFY_NODE to one)")
+        c.fail((*path, "node"), f"{shown(node)} is not a node name like 'h200-3f1ceb1e' (set VERIFY_NODE to one)")
     stamp = out.get("recorded_at")
     if isinstance(stamp, str):
         try:
