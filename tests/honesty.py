@@ -63,15 +63,20 @@ def _value(shown: str) -> str:
 
 def unfound(pages: dict[str, str]) -> Iterator[Unfound]:
     """Each measured value a page shows that a reader cannot find: not in the linked row's value,
-    not in a table of the page (a range: each of its ends). compare()'s phrases are judged on
-    the page they link (their medians are in its table), not here."""
+    not in a table of the page (a range: each of its ends); of a compare() phrase, each number
+    (the ratio, the samples) in a table of the page."""
     held = rows(pages)
     for uri, text in pages.items():
         tables = _tables(text)
         for shown, _, experiment, anchor, title in LINK.findall(text):
-            if "Rule:" in (title or "") or shown.startswith("Recorded on ") or experiment == "index":
-                continue  # a comparison's words, a listing's caption, the index's reading rules: not a value
+            if shown.startswith("Recorded on ") or experiment == "index":
+                continue  # a listing's caption, the index's reading rules: not a value
             value = _value(shown)
+            if "Rule:" in (title or ""):  # a comparison: each of its numbers (a ratio, the samples) in a table
+                missing = [n for n in re.findall(r"\d[\d.,]*", value) if n not in tables]
+                if missing:
+                    yield Unfound(uri, value, f"any table (its {', '.join(missing)})")
+                continue
             row = held.get((experiment, anchor))
             if row is None:
                 yield Unfound(uri, value, f"a row: measurements/{experiment}#{anchor} does not exist")

@@ -162,7 +162,7 @@ def source_citation(source: Source, checks: LinkChecks | None = None) -> Markup:
     return Markup("(") + shown + Markup(", ") + escape.text(checked) + Markup(")")
 
 
-def _ratio(ratio: float) -> str:
+def ratio_text(ratio: float) -> str:
     """48.3 -> '48', 148 -> '150', 2.34 -> '2.3': as precise as a comparison of medians is."""
     return f"{float(f'{ratio:.2g}'):g}" if ratio >= 10 else f"{ratio:.1f}"
 
@@ -175,7 +175,7 @@ def _runs(pairs: list[tuple[int, int]]) -> str:
     return f"{counts[0]} samples each" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} samples each"
 
 
-def _judgement(first: Result, second: Result) -> tuple[str, float]:
+def judgement(first: Result, second: Result) -> tuple[str, float]:
     """The rule's word for the first value against the second ('' where the test does not show
     a difference) and the ratio of the medians (inf where too far apart for a double)."""
     c = compare_timings(second.samples, first.samples)
@@ -197,7 +197,7 @@ def relation_over(nodes: list[NodeValues], first: Ref, second: Ref) -> str:
     """One phrase for every node, worded as strongly as the test allows: 'about 37–55× faster
     than', 'not shown to differ (5 samples each) from', or, where cards disagree, how many say what
     ('faster on 1 of 2 cards than')."""
-    judged = [_judgement(n.values[first], n.values[second]) for n in nodes]
+    judged = [judgement(n.values[first], n.values[second]) for n in nodes]
     words = {word for word, _ in judged}
     if words == {""}:
         runs = [(len(n.values[first].samples), len(n.values[second].samples)) for n in nodes]
@@ -207,7 +207,7 @@ def relation_over(nodes: list[NodeValues], first: Ref, second: Ref) -> str:
         rest = f", not shown to differ on {sum(not w for w, _ in judged)}" if "" in words else ""
         return f"{', '.join(counted)}{rest} of {len(nodes)} cards than"
     word = words.pop()
-    shown = sorted({_ratio(ratio) for _, ratio in judged if ratio < math.inf}, key=float)
+    shown = sorted({ratio_text(ratio) for _, ratio in judged if ratio < math.inf}, key=float)
     if not shown or any(ratio == math.inf for _, ratio in judged):
         return f"{word} than"
     return f"about {shown[0]}× {word} than" if len(shown) == 1 else f"about {shown[0]}–{shown[-1]}× {word} than"

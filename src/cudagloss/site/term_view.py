@@ -18,6 +18,7 @@ from cudagloss.model.source_links import source_link
 from cudagloss.model.urls import page_url, section_src_uri, term_src_uri
 from cudagloss.site import escape
 from cudagloss.site.cite_this import cite_this_view
+from cudagloss.site.comparisons import comparison_rows
 from cudagloss.site.environment import author_markdown, isodate
 from cudagloss.site.fleet import measured_by
 from cudagloss.site.measurement_views import cited_experiment_view, claim_view
@@ -82,6 +83,7 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         measured=measured,
         measured_on=measured_on,
         claims=tuple(claim_view(term, c, r.corpus.measurements) for c in term.claims),
+        comparisons=comparison_rows(term, r.corpus.measurements),
         byline=BylineView(b.written_by, b.reviewed_by, isodate(b.written_on), isodate(b.last_checked_on)),
         url=Markup(url) if (url := page_url(r.site_url, uri)) else None,
         cite=cite_this_view(t, r.site_name, r.site_url),

@@ -19,6 +19,7 @@ from cudagloss.model.display import short_gpu
 from cudagloss.model.measurements import COMBINED
 from cudagloss.model.term import Section
 from cudagloss.site.cite_this import CiteThisView
+from cudagloss.site.comparisons import ComparisonRow
 from cudagloss.site.fleet import MeasuredBy, NodeGroup, NodeView
 from cudagloss.site.overview import Highlight, Measured
 
@@ -217,6 +218,8 @@ class TermPage:
     """The page's published address, when the site's URL is known."""
     cite: CiteThisView | None = None
     """BibTeX and CSL-JSON of the term, as fenced code blocks (templates/_cite.md.j2)."""
+    comparisons: tuple[ComparisonRow, ...] = ()
+    """The numbers behind each compare() of the body, card by card (site.comparisons)."""
     previous: Neighbour | None = None
     next: Neighbour | None = None
     """The terms before and after in the reading order (the sections, each in its stated order)."""
