@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from cudagloss.errors import ExitCode, GlossaryError, UsageError
+from cudagloss.errors import ExitCode
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.files.inside import refuse_links
 
@@ -15,17 +14,12 @@ README = "README.md"
 
 def run(args: argparse.Namespace) -> ExitCode:
     """Print the summary, or write it between the README's markers (atomically, never through a link)."""
-    from cudagloss.load.catalog import load_catalog
-    from cudagloss.load.measurements import load_measurements
+    from cudagloss.load.measurements import project_measurements
     from cudagloss.site.cards_table import cards_markdown, with_summary
 
     project = args.project
-    folder = Path(args.measurements) if args.measurements else project.measurements_dir
-    if folder is None:
-        raise UsageError("this glossary has no measurements (extra.glossary.measurements_dir is null)")
-    measurements, diags = load_measurements(folder, project.root, load_catalog(project.root))
-    if any(not d.warning for d in diags):
-        raise GlossaryError(diags)
+    measurements = project_measurements(project, args.measurements)
+    folder = measurements.folder
     summary = cards_markdown(measurements)
     if not args.write:
         print(summary, end="")

@@ -4,24 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from cudagloss.errors import ExitCode, GlossaryError, UsageError, did_you_mean
+from cudagloss.errors import ExitCode, did_you_mean
 from cudagloss.model.display import format_value, verify_command
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     """Each experiment with its purpose, then each result's citation and its values by node."""
-    from cudagloss.load.catalog import load_catalog  # the measurement files, for this verb only
-    from cudagloss.load.measurements import load_measurements
+    from cudagloss.load.measurements import project_measurements  # the measurement files, for this verb only
 
-    project = args.project
-    folder = Path(args.measurements) if args.measurements else project.measurements_dir
-    if folder is None:
-        raise UsageError("this glossary has no measurements (extra.glossary.measurements_dir is null)")
-    measurements, diags = load_measurements(folder, project.root, load_catalog(project.root))
-    if any(not d.warning for d in diags):
-        raise GlossaryError(diags)
+    measurements = project_measurements(args.project, args.measurements)
     records = [r for r in measurements if args.experiment in (None, r.id)]
     if args.experiment and not records:
         known = [r.id for r in measurements]

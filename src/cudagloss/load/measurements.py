@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from cudagloss.errors import Diagnostic, display_path
+from cudagloss.errors import Diagnostic, GlossaryError, UsageError, display_path
 from cudagloss.model.cards import Seen, card_of, conflicts, run_stamp
 from cudagloss.model.measurement import (
     HINT,
@@ -25,6 +25,7 @@ from cudagloss.model.measurement import (
 )
 from cudagloss.model.measurement_rules import is_experiment_id, is_node_name
 from cudagloss.model.measurements import ExperimentRecord, MeasurementSet, NodeRun
+from cudagloss.model.project import Project
 from cudagloss.model.urls import FAILED_SUFFIX, RUN_MARK, RUN_STAMP, measurement_file_name
 
 MAX_EARLIER = 64
@@ -240,3 +241,17 @@ def _identity(found: MeasurementSet) -> list[Diagnostic]:
                 if m is not None:
                     seen.append(Seen(run.node, card_of(m.provenance), shown))
     return [Diagnostic(c.shown, 1, 1, c.message, c.hint) for c in conflicts(seen)]
+
+
+def project_measurements(project: Project, folder: str | None = None) -> MeasurementSet:
+    """The project's measurements (or those of folder), with the verifier's catalog: what the
+    verbs that list them read (`values`, `cards`); GlossaryError with every problem found."""
+    from cudagloss.load.catalog import load_catalog
+
+    where = Path(folder) if folder else project.measurements_dir
+    if where is None:
+        raise UsageError("this glossary has no measurements (extra.glossary.measurements_dir is null)")
+    measurements, diagnostics = load_measurements(where, project.root, load_catalog(project.root))
+    if any(not d.warning for d in diagnostics):
+        raise GlossaryError(diagnostics)
+    return measurements
