@@ -4,7 +4,10 @@ is one line (path:line:col: message) in the first job, not a matrix of jobs that
 for labels no runner has, or a file named after a runner that two machines share.
 
     python3 fleet/runners.py matrix [fleet/runners.yml]   prints matrix={"include": [...]}
-    python3 fleet/runners.py node NAME                     prints NAME made a safe node name
+    python3 fleet/runners.py node NAME [CARD]              prints NAME made a safe node name; with the
+                                                           card's UUID (nvidia-smi), NAME-<its first group>:
+                                                           a node name names one card, so a runner type
+                                                           whose machines change names each card apart
 
 Exit codes: 0 done; 1 the list (or the name) cannot be used, said why; 2 usage.
 The node rule is the site's own (cudagloss.model.measurement_rules, standard library only).
@@ -43,6 +46,20 @@ def node_name(raw: str) -> str:
     if not is_node_name(name):
         raise ListError(f"cannot make a node name of {raw!r}: set `node:` for this runner in fleet/runners.yml")
     return name
+
+
+def card_node_name(raw: str, card: str) -> str:
+    """node_name(raw) for the card whose UUID is card ('GPU-3f1ceb1e-…'): the name with the UUID's
+    first group after it (ci-h100-3f1ceb1e), so that every card a runner type lands on has a
+    name of its own (a node name names one card); raw alone where card is not a GPU UUID."""
+    found = re.fullmatch(r"\s*GPU-([0-9A-Fa-f]{8})-[0-9A-Fa-f-]{27}\s*", card)
+    if not found:
+        return node_name(raw)
+    suffix = "-" + found[1].lower()
+    base = node_name(raw)
+    if base.endswith(suffix):
+        return base
+    return node_name(base[: 64 - len(suffix)] + suffix)
 
 
 def _where(path: str, node: Any) -> str:
@@ -127,8 +144,8 @@ def matrix(path: str, text: str) -> dict[str, list[dict[str, Any]]]:
 def main(argv: list[str]) -> int:
     """The script's one error boundary: a mistake is one line on stderr, never a traceback."""
     try:
-        if len(argv) == 2 and argv[0] == "node":
-            print(node_name(argv[1]))
+        if len(argv) in (2, 3) and argv[0] == "node":
+            print(card_node_name(argv[1], argv[2]) if len(argv) == 3 else node_name(argv[1]))
             return 0
         if argv[:1] == ["matrix"] and len(argv) <= 2:
             path = argv[1] if len(argv) == 2 else "fleet/runners.yml"
@@ -145,7 +162,7 @@ def main(argv: list[str]) -> int:
     except ListError as exc:
         print(exc, file=sys.stderr)
         return 1
-    print("usage: runners.py matrix [fleet/runners.yml] | runners.py node NAME", file=sys.stderr)
+    print("usage: runners.py matrix [fleet/runners.yml] | runners.py node NAME [CARD_UUID]", file=sys.stderr)
     return 2
 
 

@@ -142,6 +142,38 @@ def test_any_runner_name_becomes_one_safe_node_name(tmp_path: Path) -> None:
     assert output.read_text(encoding="utf-8").splitlines()[-1] == "name=ci-h100"  # runners.yml's node wins
 
 
+def test_each_card_a_runner_type_lands_on_gets_a_name_of_its_own(tmp_path: Path) -> None:
+    """Issue 38: a node name names one card, so the job puts the card's UUID (its first group,
+    from nvidia-smi) after the runner type's name; anything else nvidia-smi says adds nothing."""
+    script = _step("verify", "Name the node")["run"]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    output = tmp_path / "github_output"
+    names = []
+    for answer in (
+        "GPU-3F1CEB1E-691f-a5e9-238b-cfe034a15cbc",
+        "GPU-8e1bd08b-cce3-1f01-7040-2722691e81b7",
+        "$(touch pwned)",
+        "",
+    ):
+        smi.write_text(f"#!/bin/sh\nprintf '%s\\n' '{answer}'\n", encoding="utf-8")
+        smi.chmod(smi.stat().st_mode | stat.S_IEXEC)
+        env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "GITHUB_OUTPUT": str(output), "NODE": "ci-h100"}
+        subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env, check=True)
+        names.append(output.read_text(encoding="utf-8").splitlines()[-1].removeprefix("name="))
+    assert names == ["ci-h100-3f1ceb1e", "ci-h100-8e1bd08b", "ci-h100", "ci-h100"]
+    assert not (ROOT / "pwned").exists()
+    long = subprocess.run(
+        [sys.executable, "fleet/runners.py", "node", "x" * 80, "GPU-8e1bd08b-cce3-1f01-7040-2722691e81b7"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert len(long) == 64 and long.endswith("-8e1bd08b") and is_node_name(long)
+
+
 def test_a_name_with_nothing_left_fails_the_step_in_one_line(tmp_path: Path) -> None:
     script = _step("verify", "Name the node")["run"]
     env = {**os.environ, "GITHUB_OUTPUT": str(tmp_path / "out"), "RUNNER_NAME": "__ ..", "NODE": ""}
@@ -212,7 +244,11 @@ def test_skypilot_task_has_the_fields_we_rely_on_and_its_run_script_works(tmp_pa
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     smi = bin_dir / "nvidia-smi"
-    smi.write_text("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3'\n", encoding="utf-8")
+    smi.write_text(
+        '#!/bin/sh\ncase "$*" in *uuid*) echo GPU-3F1CEB1E-691f-a5e9-238b-cfe034a15cbc ;; '
+        "*) echo 'NVIDIA H100 80GB HBM3' ;; esac\n",
+        encoding="utf-8",
+    )
     smi.chmod(smi.stat().st_mode | stat.S_IEXEC)
     env = {
         **os.environ,
@@ -222,11 +258,11 @@ def test_skypilot_task_has_the_fields_we_rely_on_and_its_run_script_works(tmp_pa
         "CUDA_VISIBLE_DEVICES": "",  # a GPU machine running the tests must not start the experiments
     }
     out = tmp_path / "verify-out"
-    (out / "sky-NVIDIA-H100-80GB-HBM3" / "stale").mkdir(parents=True)  # a re-used cluster's last run
+    (out / "sky-NVIDIA-H100-80GB-HBM3-3f1ceb1e" / "stale").mkdir(parents=True)  # a re-used cluster's last run
     (out / "other-node").mkdir()
     run = subprocess.run(["bash", "-c", task["run"]], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode != 0 and "no usable CUDA GPU on this machine" in run.stderr
-    folder = out / "sky-NVIDIA-H100-80GB-HBM3"
+    folder = out / "sky-NVIDIA-H100-80GB-HBM3-3f1ceb1e"  # a node name names one card: its UUID's first group
     assert f"node {folder.name}: make verify exited {run.returncode}; its folder is {folder}" in run.stdout
     assert not (folder / "stale").exists() and (out / "other-node").is_dir()  # only this node's folder is cleared
 
