@@ -171,7 +171,8 @@ def cited_experiment_view(
         spreads += tuple(spread([m.result(name) for m in run.good_runs], over="run") for run in repeated)
         what = found.description if found else name
         if found is not None and found.method == "host":
-            what = f"Host cost (the host's CPU and driver, not the GPU): {what}"
+            said = what.removeprefix("host cost: ")  # a description that already says so
+            what = f"Host cost (the host's CPU and driver, not the GPU): {said}"
         shown = citer.agreed(experiment, name, values) if values else Markup()
         rows.append(ResultRow(what, tuple(cells), spreads, shown))
     return CitedExperiment(
