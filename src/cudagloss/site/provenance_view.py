@@ -6,7 +6,7 @@ from __future__ import annotations
 from cudagloss.model.measurement import Value
 
 PROVENANCE_LABELS = {
-    "node": "Node",
+    "node": "Node (it names one card)",
     "gpu_name": "GPU",
     "compute_capability": "Compute capability",
     "sm_count": "SMs",
