@@ -18,10 +18,12 @@ from cudagloss.site.renderer import Renderer
 from fleets import FLEETS
 
 
-def _page(tmp_path: Path, fleet: str, directive: str, arch: str | None = None) -> str:
+def _page(tmp_path: Path, fleet: str, directive: str, arch: str | None = None, drop_measured_arch: bool = False) -> str:
     shutil.copytree(FIXTURES / "fleet" / "terms", tmp_path / "terms")
     term = tmp_path / "terms" / "copy-bandwidth.yaml"
     body = term.read_text(encoding="utf-8").replace("body: |\n", f"body: |\n  Listed:\n\n  {directive}\n\n", 1)
+    if drop_measured_arch:
+        body = body.replace('built for {{ measured("copy-bench", "arch") }}', "built for its target")
     term.write_text(body, encoding="utf-8")
     folder = tmp_path / "measurements" / "copy-bench"
     folder.mkdir(parents=True)
@@ -42,7 +44,10 @@ def test_a_text_result_is_a_code_block_under_the_node_it_came_from(tmp_path: Pat
         "[Recorded on NVIDIA H200 (card h200-a) by make verify, 2026-11-20](../measurements/copy-bench.md#h200-a-arch):"
     )
     assert f"{caption}\n\n```text\nsm_90\n```" in page
-    assert "| the target compiled for |" not in page  # a listing is not a row of the Measured table
+    # A listing is not a row of the Measured table (the row there is the body's measured("copy-bench", "arch")).
+    assert page.count("| the target compiled for |") == 1
+    alone = _page(tmp_path / "alone", "one-node", '{{ listing("copy-bench", "arch") }}', drop_measured_arch=True)
+    assert "| the target compiled for |" not in alone
 
 
 def test_nodes_that_recorded_other_text_are_said_to_have(tmp_path: Path) -> None:
