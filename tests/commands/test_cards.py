@@ -71,3 +71,27 @@ def test_the_command_writes_the_readme_and_refuses_a_link(tmp_path: Path) -> Non
     refused = cudagloss(root, "cards", "--write")
     assert refused.returncode != 0 and "symbolic link" in refused.stderr and "Traceback" not in refused.stderr
     assert elsewhere.read_text(encoding="utf-8") == "not ours\n"
+
+
+def test_every_string_from_json_in_the_table_is_escaped(tmp_path: Path) -> None:
+    """The README is Markdown rendered on GitHub: a GPU name, UUID or host id from a pull
+    request's JSON can neither add a column ('|'), end a code span ('`') nor be HTML."""
+    from fleets import FLEETS, fleet_files
+
+    folder = tmp_path / "m" / "copy-bench"
+    folder.mkdir(parents=True)
+    for name, record in fleet_files(FLEETS["one-card-twice"]):
+        record = json.loads(json.dumps(record))
+        record["provenance"] |= {
+            "gpu_uuid": "GPU-a`|<b>x</b>-zz",
+            "gpu_name": "NVIDIA H200 | <i>pwn</i> `x`",
+            "host_id": "|<b>|</b>|xx",
+        }
+        (folder / name).write_text(json.dumps(record), encoding="utf-8")
+    measurements, problems = load_measurements(tmp_path / "m", tmp_path)
+    assert problems == []
+    summary = cards_markdown(measurements)
+    assert "<" not in summary.replace("`<node>~<stamp>.json`", "")
+    row = summary.splitlines()[-1]
+    assert row.replace("\\|", "").count("|") == 8  # seven cells, no more
+    assert row.count("`") - row.count("\\`") == 2  # only the node's own code span

@@ -67,7 +67,7 @@ def cards_markdown(measurements: MeasurementSet) -> str:
     runs = sum(row.runs for row in rows)
     if not rows:
         return "No card has measured anything yet.\n"
-    by_model = "; ".join(_plural(sum(r.gpu == gpu for r in rows), f"{short_gpu(gpu)} card") for gpu in models)
+    by_model = "; ".join(_plural(sum(r.gpu == gpu for r in rows), f"{escape.text(short_gpu(gpu))} card") for gpu in models)
     lines = [
         f"{_plural(len(rows), 'card')} of {_plural(len(models), 'GPU model')} ({by_model}) ran "
         f"{_plural(len(experiments), 'experiment')} in {_plural(runs, 'run')}, "
@@ -80,8 +80,10 @@ def cards_markdown(measurements: MeasurementSet) -> str:
     for row in rows:
         hosts = sorted(h for h in row.hosts if h)
         host = ", ".join(h.removeprefix("sha256:")[:12] for h in hosts) if hosts else "not recorded"
+        # Every string here is from JSON: escape.text, never inside a code span (where a
+        # backslash escape is shown, not acted on, and a backtick ends the span).
         lines.append(
-            f"| `{row.node}` | {escape.text(row.gpu)} | `{escape.text(short_card(row.card))}` | {host} | "
+            f"| `{row.node}` | {escape.text(row.gpu)} | {escape.text(short_card(row.card))} | {escape.text(host)} | "
             f"{len(row.experiments)} | {row.runs} | {_days(row.days)} |"
         )
     return "\n".join(lines) + "\n"
