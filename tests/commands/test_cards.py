@@ -95,3 +95,55 @@ def test_every_string_from_json_in_the_table_is_escaped(tmp_path: Path) -> None:
     row = summary.splitlines()[-1]
     assert row.replace("\\|", "").count("|") == 8  # seven cells, no more
     assert row.count("`") - row.count("\\`") == 2  # only the node's own code span
+
+
+@pytest.mark.parametrize(
+    ("readme", "where", "message"),
+    [
+        (f"# M\n{END}\nkept\n{BEGIN}\nold\n", "README.md:2:1", "END marker comes before BEGIN"),
+        (f"# M\n{BEGIN}\na\n{END}\n{BEGIN}\nb\n{END}\n", "README.md:5:1", "BEGIN marker is here again"),
+        (f"# M\n{BEGIN}\nold\n", "README.md:2:1", "BEGIN marker without its END"),
+        (f"# M\n\n{END}\n", "README.md:3:1", "END marker without its BEGIN"),
+    ],
+)
+def test_write_refuses_markers_that_bound_no_one_block(readme: str, where: str, message: str) -> None:
+    """END before BEGIN used to add a second block on every run; text between misplaced
+    markers would be lost: such a README is refused where its markers are, never rewritten."""
+    from cudagloss.errors import GlossaryError
+
+    with pytest.raises(GlossaryError) as caught:
+        with_summary(readme, "new\n")
+    assert where in str(caught.value) and message in str(caught.value)
+
+
+def test_the_readme_is_read_with_a_bound_and_never_waited_on(tmp_path: Path) -> None:
+    from cudagloss.commands.cards import MAX_README_BYTES, read_readme
+    from cudagloss.errors import GlossaryError
+
+    assert read_readme(tmp_path / "none.md", "none.md") is None
+    bad = tmp_path / "bad.md"
+    bad.write_bytes(b"# M\nok \xff\n")
+    with pytest.raises(GlossaryError, match=r"bad.md:2:4: is not UTF-8: byte 0xFF"):
+        read_readme(bad, "bad.md")
+    big = tmp_path / "big.md"
+    big.write_bytes(b"a" * (MAX_README_BYTES + 1))
+    with pytest.raises(GlossaryError, match="larger than"):
+        read_readme(big, "big.md")
+    fifo = tmp_path / "fifo.md"
+    os.mkfifo(fifo)
+    with pytest.raises(GlossaryError, match="not a regular file"):
+        read_readme(fifo, "fifo.md")
+
+
+@pytest.mark.processes
+def test_a_readme_not_utf8_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    for name in ("terms", "templates", "verifier", "measurements"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    readme = root / "measurements" / "README.md"
+    readme.write_bytes(b"# M\n\xfe\n")
+    refused = cudagloss(root, "cards", "--write")
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "measurements/README.md:2:1: is not UTF-8" in refused.stderr
+    assert readme.read_bytes() == b"# M\n\xfe\n"
