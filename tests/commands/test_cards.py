@@ -147,3 +147,25 @@ def test_a_readme_not_utf8_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> No
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert "measurements/README.md:2:1: is not UTF-8" in refused.stderr
     assert readme.read_bytes() == b"# M\n\xfe\n"
+
+
+def test_two_cards_whose_first_groups_agree_are_shown_apart(tmp_path: Path) -> None:
+    """The table shows the start of each UUID; two cards that share a first group would read
+    as one card: each is shown with as many groups as tell it apart."""
+    from fleets import FLEETS, fleet_files
+
+    from cudagloss.model.cards import short_cards
+
+    folder = tmp_path / "m" / "copy-bench"
+    folder.mkdir(parents=True)
+    for (name, record), tail in zip(fleet_files(FLEETS["two-nodes-alike"]), ("aaaa-1", "bbbb-1"), strict=True):
+        record["provenance"]["gpu_uuid"] = f"GPU-3f1ceb1e-{tail}"
+        (folder / name).write_text(json.dumps(record), encoding="utf-8")
+    measurements, problems = load_measurements(tmp_path / "m", tmp_path)
+    assert problems == []
+    summary = cards_markdown(measurements)
+    assert "| GPU-3f1ceb1e-aaaa |" in summary and "| GPU-3f1ceb1e-bbbb |" in summary
+    many = [f"GPU-3f1ceb1e-{'-'.join(['a'] * 40)}-{i}" for i in range(3000)]
+    shown = short_cards(many)
+    assert len({shown[u] for u in many}) == len(many)  # apart, and in linear time (a hostile fleet)
+    assert short_cards(["GPU-3f1ceb1e-aaaa-1", "GPU-00000000-aaaa-1"])["GPU-3f1ceb1e-aaaa-1"] == "GPU-3f1ceb1e"

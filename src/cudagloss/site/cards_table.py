@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from cudagloss.errors import Diagnostic, GlossaryError
-from cudagloss.model.cards import host_of, short_card
+from cudagloss.model.cards import host_of, short_cards
 from cudagloss.model.display import short_gpu
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.site import escape
@@ -78,16 +78,17 @@ def cards_markdown(measurements: MeasurementSet) -> str:
         f"{_days(d for row in rows for d in row.days)}. A run is one `make verify` of one experiment on one card; "
         "a card that ran an experiment again kept both runs (`<node>~<stamp>.json` is the earlier one).",
         "",
-        "| node (one card) | GPU | card (UUID, first group) | host | experiments | runs | days |",
+        "| node (one card) | GPU | card (start of its UUID) | host | experiments | runs | days |",
         "|---|---|---|---|---|---|---|",
     ]
+    shown_cards = short_cards(row.card for row in rows)
     for row in rows:
         hosts = sorted(h for h in row.hosts if h)
         host = ", ".join(h.removeprefix("sha256:")[:12] for h in hosts) if hosts else "not recorded"
         # Every string here is from JSON: escape.text, never inside a code span (where a
         # backslash escape is shown, not acted on, and a backtick ends the span).
         lines.append(
-            f"| `{row.node}` | {escape.text(row.gpu)} | {escape.text(short_card(row.card))} | {escape.text(host)} | "
+            f"| `{row.node}` | {escape.text(row.gpu)} | {escape.text(shown_cards[row.card])} | {escape.text(host)} | "
             f"{len(row.experiments)} | {row.runs} | {_days(row.days)} |"
         )
     return "\n".join(lines) + "\n"
