@@ -152,9 +152,8 @@ def test_a_readme_not_utf8_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> No
 def test_two_cards_whose_first_groups_agree_are_shown_apart(tmp_path: Path) -> None:
     """The table shows the start of each UUID; two cards that share a first group would read
     as one card: each is shown with as many groups as tell it apart."""
-    from fleets import FLEETS, fleet_files
-
     from cudagloss.model.cards import short_cards
+    from fleets import FLEETS, fleet_files
 
     folder = tmp_path / "m" / "copy-bench"
     folder.mkdir(parents=True)
