@@ -101,3 +101,24 @@ def test_earlier_runs_are_bounded(tmp_path: Path) -> None:
     assert found == [
         f"h200-a~20261120T1201{MAX_EARLIER % 60:02d}Z.json: is more than {MAX_EARLIER} earlier runs of one node"
     ]
+
+
+@pytest.mark.parametrize("linked", ["measurements", "data"])
+def test_a_measurements_folder_reached_through_a_link_is_refused(tmp_path: Path, linked: str) -> None:
+    """A committed link as the measurements folder (or a folder above it) would read, and
+    publish as raw JSON, files from anywhere: refused at the link, nothing read through it."""
+    outside = tmp_path / "outside"
+    write(outside, "h200-a.json", run("h200-a", 20, A))
+    root = tmp_path / "repo"
+    (root / "data").mkdir(parents=True)
+    if linked == "measurements":
+        (root / "data" / "measurements").symlink_to(outside)
+    else:
+        (root / "data").rmdir()
+        (tmp_path / "elsewhere").mkdir()
+        (tmp_path / "elsewhere" / "measurements").symlink_to(outside)
+        (root / "data").symlink_to(tmp_path / "elsewhere")
+    found, problems = load_measurements(root / "data" / "measurements", root)
+    assert [record.id for record in found] == []  # nothing read through it
+    shown = "data/measurements" if linked == "measurements" else "data"
+    assert [(d.path, d.message.split(";")[0]) for d in problems] == [(shown, "is a symbolic link")]

@@ -10,6 +10,7 @@ whose files carry two cards, or a card under two names, is a diagnostic too.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,6 +120,19 @@ def _experiment_folders(folder: Path, root: Path | None, diagnostics: list[Diagn
         yield sub
 
 
+def _linked(folder: Path, root: Path | None) -> str | None:
+    """The first component of folder, from root down (the folder alone without a root, or
+    outside it), that is a symbolic link, as a diagnostic shows it; None when there is none."""
+    absolute = Path(os.path.abspath(folder))
+    top = Path(os.path.abspath(root)) if root is not None else None
+    if top is not None and absolute.is_relative_to(top):
+        parts = absolute.relative_to(top).parts
+        steps = [(top.joinpath(*parts[: i + 1]), "/".join(parts[: i + 1])) for i in range(len(parts))]
+    else:
+        steps = [(absolute, absolute.as_posix())]
+    return next((shown for step, shown in steps if step.is_symlink()), None)
+
+
 def load_measurements(
     folder: Path, root: Path | None = None, catalog: list[ExperimentInfo] | None = None
 ) -> tuple[MeasurementSet, list[Diagnostic]]:
@@ -128,6 +142,15 @@ def load_measurements(
     diagnostics: list[Diagnostic] = []
     for entry in catalog or []:
         found.experiments[entry.id] = ExperimentRecord(entry.id, entry)
+    if (link := _linked(folder, root)) is not None:  # its files would be read, and published, from anywhere
+        shown = link if link.isascii() and link.isprintable() else ascii(link)[1:-1]
+        _refuse(
+            diagnostics,
+            shown,
+            "is a symbolic link; the measurements folder and the folders above it are plain folders",
+            "a pull request may have committed it: remove the link (git rm), keep the measurements in the repository",
+        )
+        return found, diagnostics
     if not folder.is_dir():
         return found, diagnostics
     for sub in _experiment_folders(folder, root, diagnostics):
