@@ -16,8 +16,8 @@ def test_no_node_name_gives_the_ids_of_an_earlier_run(tmp_path: Path) -> None:
     folder = tmp_path / "m" / "copy-bench"
     folder.mkdir(parents=True)
     twin = _node("h200-a-20261120T120000Z", H200, 22, ms=0.2, gbs=4000.0)
-    for name, record in fleet_files([*FLEETS["one-card-twice"], twin]):
-        (folder / name).write_text(json.dumps(record), encoding="utf-8")
+    for name, data in fleet_files([*FLEETS["one-card-twice"], twin]):
+        (folder / name).write_text(json.dumps(data), encoding="utf-8")
     measurements, problems = load_measurements(tmp_path / "m", tmp_path)
     assert problems == []
     record = measurements.get("copy-bench")
