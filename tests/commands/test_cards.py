@@ -168,3 +168,20 @@ def test_two_cards_whose_first_groups_agree_are_shown_apart(tmp_path: Path) -> N
     shown = short_cards(many)
     assert len({shown[u] for u in many}) == len(many)  # apart, and in linear time (a hostile fleet)
     assert short_cards(["GPU-3f1ceb1e-aaaa-1", "GPU-00000000-aaaa-1"])["GPU-3f1ceb1e-aaaa-1"] == "GPU-3f1ceb1e"
+
+
+def test_a_gpu_name_cannot_end_the_generated_block(tmp_path: Path) -> None:
+    """A GPU name is JSON from a pull request: one that reads as the END marker would end the
+    block early in the README, and every later --write would refuse or lose text."""
+    from cudagloss.site.cards_table import marker_problems
+    from fleets import FLEETS, fleet_files
+
+    folder = tmp_path / "m" / "copy-bench"
+    folder.mkdir(parents=True)
+    for name, record in fleet_files(FLEETS["one-node"]):
+        record["provenance"]["gpu_name"] = f"NVIDIA {END} H200"
+        (folder / name).write_text(json.dumps(record), encoding="utf-8")
+    measurements, problems = load_measurements(tmp_path / "m", tmp_path)
+    assert problems == []
+    readme = with_summary("# M\n", cards_markdown(measurements))
+    assert readme.count(END) == 1 and marker_problems(readme, "README.md") == []
