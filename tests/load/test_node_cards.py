@@ -122,3 +122,17 @@ def test_a_measurements_folder_reached_through_a_link_is_refused(tmp_path: Path,
     assert [record.id for record in found] == []  # nothing read through it
     shown = "data/measurements" if linked == "measurements" else "data"
     assert [(d.path, d.message.split(";")[0]) for d in problems] == [(shown, "is a symbolic link")]
+
+
+def test_a_folder_of_many_odd_names_is_one_screen_of_diagnostics(tmp_path: Path) -> None:
+    """Names on disk are a parser's input too: each refused name is one line up to a bound, the
+    rest one count, however many a pull request adds."""
+    from cudagloss.load.measurements import MAX_REPORTED
+
+    folder = tmp_path / "m" / "copy-bench"
+    folder.mkdir(parents=True)
+    for i in range(MAX_REPORTED + 500):
+        (folder / f"x~{i}.json").write_text("", encoding="utf-8")
+    _, problems = load_measurements(tmp_path / "m", tmp_path)
+    assert len(problems) == MAX_REPORTED + 1
+    assert problems[-1].path == "m/copy-bench" and "and 500 more files" in problems[-1].message

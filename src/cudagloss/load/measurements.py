@@ -29,6 +29,8 @@ from cudagloss.model.measurements import ExperimentRecord, MeasurementSet, NodeR
 from cudagloss.model.project import Project
 from cudagloss.model.urls import FAILED_SUFFIX, RUN_MARK, RUN_STAMP, measurement_file_name
 
+MAX_REPORTED = 50
+"""Files refused by name per experiment folder that are each named; the rest are counted."""
 MAX_EARLIER = 64
 """Earlier runs read per node and experiment (make verify keeps 8); more is not a run's history."""
 
@@ -59,6 +61,7 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> Files:
     other .json name is refused (it is not something make verify writes)."""
     nodes: Files = {}
     folded: dict[str, str] = {}
+    refused: list[Diagnostic] = []
     for entry in sorted(sub.iterdir()):
         name = entry.name
         if not name.endswith(".json"):
@@ -68,7 +71,7 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> Files:
         node, mark, stamp = node.partition(RUN_MARK)
         if not is_node_name(node) or (mark and (failed or not RUN_STAMP.fullmatch(stamp))):
             _refuse(
-                diagnostics,
+                refused,
                 _shown_name(shown, name),
                 "is not named <node>.json, <node>~<stamp>.json or <node>.failed.json with a node name like "
                 "'h200-3f1ceb1e' and a stamp like '20261204T175826Z'",
@@ -78,7 +81,7 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> Files:
         key = node.lower().replace(".", "-").replace("_", "-")
         if folded.setdefault(key, node) != node:
             _refuse(
-                diagnostics,
+                refused,
                 _shown_name(shown, name),
                 f"node '{node}' cannot be told apart from node '{folded[key]}' on a page",
                 "give each node a name that differs in more than case or '.', '-', '_'",
@@ -86,9 +89,13 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> Files:
             continue
         runs = nodes.setdefault(node, {})
         if mark and sum(k not in ("good", "failed") for k in runs) >= MAX_EARLIER:
-            _refuse(diagnostics, _shown_name(shown, name), f"is more than {MAX_EARLIER} earlier runs of one node")
+            _refuse(refused, _shown_name(shown, name), f"is more than {MAX_EARLIER} earlier runs of one node")
             continue
         runs[stamp if mark else "failed" if failed else "good"] = entry
+    diagnostics += refused[:MAX_REPORTED]  # a folder of a million odd names is one screen, not a million lines
+    if len(refused) > MAX_REPORTED:
+        more = len(refused) - MAX_REPORTED
+        _refuse(diagnostics, shown, f"and {more:,} more files refused for their names or their number")
     return nodes
 
 
