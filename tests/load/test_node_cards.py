@@ -136,3 +136,16 @@ def test_a_folder_of_many_odd_names_is_one_screen_of_diagnostics(tmp_path: Path)
     _, problems = load_measurements(tmp_path / "m", tmp_path)
     assert len(problems) == MAX_REPORTED + 1
     assert problems[-1].path == "m/copy-bench" and "and 500 more files" in problems[-1].message
+
+
+def test_a_failed_run_of_another_card_under_a_name_is_refused_at_that_file(tmp_path: Path) -> None:
+    """'The latest run on h200-a failed' must be about h200-a's card: a failed run from the card
+    named h200-b, filed as h200-a's, is refused at the failed file, not accepted nor blamed on
+    h200-b's good run."""
+    folder = tmp_path / "m"
+    write(folder, "h200-a.json", run("h200-a", 20, A))
+    write(folder, "h200-b.json", run("h200-b", 20, B))
+    write(folder, "h200-a.failed.json", run("h200-a", 21, B, status="failed"))
+    _, problems = load_measurements(folder, tmp_path)
+    assert {d.path for d in problems} == {"m/copy-bench/h200-a.failed.json"}
+    assert any("a node name names one card" in d.message for d in problems)

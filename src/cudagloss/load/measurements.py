@@ -203,7 +203,7 @@ def _node_run(
             diagnostics.append(wrong)
         read[key] = (m, shown)
     good, good_shown = read.pop("good", (None, ""))
-    failed, _ = read.pop("failed", (None, ""))
+    failed, failed_shown = read.pop("failed", (None, ""))
     if good is not None and good.status != "ok":
         diagnostics.append(
             Diagnostic(
@@ -241,6 +241,7 @@ def _node_run(
         stale,
         earlier=tuple(m for m, _ in earlier),
         earlier_paths=tuple(shown for _, shown in earlier),
+        failed_path=failed_shown if failed else "",
     )
 
 
@@ -263,14 +264,18 @@ def _earlier_problem(m: Measurement, stamp: str, good: Measurement | None, good_
 
 
 def _identity(found: MeasurementSet) -> list[Diagnostic]:
-    """A node name names one card, and a card has one name, across every experiment."""
-    seen = []
+    """A node name names one card, and a card has one name, across every experiment and every
+    file: the latest good run, the earlier ones and a failed one (said last, so that a failed
+    run on another card is the file blamed, never the good runs it contradicts)."""
+    seen, failed = [], []
     for record in found:
         for run in record.runs:
             for m, shown in ((run.good, run.good_path), *zip(run.earlier, run.earlier_paths, strict=True)):
                 if m is not None:
                     seen.append(Seen(run.node, card_of(m.provenance), shown))
-    return [Diagnostic(c.shown, 1, 1, c.message, c.hint) for c in conflicts(seen)]
+            if run.failed is not None:
+                failed.append(Seen(run.node, card_of(run.failed.provenance), run.failed_path))
+    return [Diagnostic(c.shown, 1, 1, c.message, c.hint) for c in conflicts([*seen, *failed])]
 
 
 def project_measurements(project: Project, folder: str | None = None) -> MeasurementSet:

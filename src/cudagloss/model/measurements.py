@@ -39,6 +39,7 @@ class NodeRun:
     stale: bool = False
     earlier: tuple[Measurement, ...] = ()
     earlier_paths: tuple[str, ...] = ()
+    failed_path: str = ""
 
     @property
     def card(self) -> str:
