@@ -185,3 +185,14 @@ def test_a_gpu_name_cannot_end_the_generated_block(tmp_path: Path) -> None:
     assert problems == []
     readme = with_summary("# M\n", cards_markdown(measurements))
     assert readme.count(END) == 1 and marker_problems(readme, "README.md") == []
+
+
+@pytest.mark.processes
+def test_a_measurements_folder_that_is_not_there_is_a_usage_error(tmp_path: Path) -> None:
+    """A mistyped --measurements read as 'No card has measured anything yet.' (exit 0)."""
+    root = tmp_path / "repo"
+    for name in ("terms", "templates", "verifier"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    run = cudagloss(root, "cards", "--measurements", "mesurements")
+    assert run.returncode == 2 and run.stderr == "cudagloss cards: mesurements is not a folder of measurements\n"

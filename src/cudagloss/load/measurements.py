@@ -286,6 +286,8 @@ def project_measurements(project: Project, folder: str | None = None) -> Measure
     where = Path(folder) if folder else project.measurements_dir
     if where is None:
         raise UsageError("this glossary has no measurements (extra.glossary.measurements_dir is null)")
+    if folder and not where.is_dir():  # a mistyped folder is no 'nothing measured yet'
+        raise UsageError(f"{ascii(display_path(where, project.root))[1:-1]} is not a folder of measurements")
     measurements, diagnostics = load_measurements(where, project.root, load_catalog(project.root))
     if any(not d.warning for d in diagnostics):
         raise GlossaryError(diagnostics)
