@@ -101,3 +101,51 @@ def test_earlier_runs_are_bounded(tmp_path: Path) -> None:
     assert found == [
         f"h200-a~20261120T1201{MAX_EARLIER % 60:02d}Z.json: is more than {MAX_EARLIER} earlier runs of one node"
     ]
+
+
+@pytest.mark.parametrize("linked", ["measurements", "data"])
+def test_a_measurements_folder_reached_through_a_link_is_refused(tmp_path: Path, linked: str) -> None:
+    """A committed link as the measurements folder (or a folder above it) would read, and
+    publish as raw JSON, files from anywhere: refused at the link, nothing read through it."""
+    outside = tmp_path / "outside"
+    write(outside, "h200-a.json", run("h200-a", 20, A))
+    root = tmp_path / "repo"
+    (root / "data").mkdir(parents=True)
+    if linked == "measurements":
+        (root / "data" / "measurements").symlink_to(outside)
+    else:
+        (root / "data").rmdir()
+        (tmp_path / "elsewhere").mkdir()
+        (tmp_path / "elsewhere" / "measurements").symlink_to(outside)
+        (root / "data").symlink_to(tmp_path / "elsewhere")
+    found, problems = load_measurements(root / "data" / "measurements", root)
+    assert [record.id for record in found] == []  # nothing read through it
+    shown = "data/measurements" if linked == "measurements" else "data"
+    assert [(d.path, d.message.split(";")[0]) for d in problems] == [(shown, "is a symbolic link")]
+
+
+def test_a_folder_of_many_odd_names_is_one_screen_of_diagnostics(tmp_path: Path) -> None:
+    """Names on disk are a parser's input too: each refused name is one line up to a bound, the
+    rest one count, however many a pull request adds."""
+    from cudagloss.load.measurements import MAX_REPORTED
+
+    folder = tmp_path / "m" / "copy-bench"
+    folder.mkdir(parents=True)
+    for i in range(MAX_REPORTED + 500):
+        (folder / f"x~{i}.json").write_text("", encoding="utf-8")
+    _, problems = load_measurements(tmp_path / "m", tmp_path)
+    assert len(problems) == MAX_REPORTED + 1
+    assert problems[-1].path == "m/copy-bench" and "and 500 more files" in problems[-1].message
+
+
+def test_a_failed_run_of_another_card_under_a_name_is_refused_at_that_file(tmp_path: Path) -> None:
+    """'The latest run on h200-a failed' must be about h200-a's card: a failed run from the card
+    named h200-b, filed as h200-a's, is refused at the failed file, not accepted nor blamed on
+    h200-b's good run."""
+    folder = tmp_path / "m"
+    write(folder, "h200-a.json", run("h200-a", 20, A))
+    write(folder, "h200-b.json", run("h200-b", 20, B))
+    write(folder, "h200-a.failed.json", run("h200-a", 21, B, status="failed"))
+    _, problems = load_measurements(folder, tmp_path)
+    assert {d.path for d in problems} == {"m/copy-bench/h200-a.failed.json"}
+    assert any("a node name names one card" in d.message for d in problems)

@@ -99,3 +99,34 @@ def test_the_noise_rule_reads_the_same_either_way_round() -> None:
     assert compare_timings(high, low).verdict == "FASTER"
     near = [x * 1.09 for x in low]
     assert compare_timings(low, near).verdict == compare_timings(near, low).verdict == "SAME"
+
+
+def test_values_from_many_cards_taken_together_are_judged_on_every_card(tmp_path: Path) -> None:
+    """Where no one card measured every value, one GPU model's cards stand in together; with
+    many cards, every card is in a judged combination (the first few combinations alone left
+    the rest unjudged, and counted them among cards that did not measure the values)."""
+
+    def put(experiment: str, node: str, result: Result) -> None:
+        provenance = {"node": node, "gpu_name": "Example GPU", "recorded_at": "2026-12-01T10:00:00+00:00"}
+        gates = [Gate("ok", True)]
+        record(Measurement(experiment, "Read it", "sha256:now", "ok", provenance, gates, [result]), tmp_path)
+
+    put("ex", "a0", Result("a", 1, "ms"))
+    put("ex", "a1", Result("a", 9, "ms"))  # fails 'a < b' with every b: it must be judged
+    for i in range(20):
+        put("ey", f"b{i}", Result("b", 5, "ms"))
+    term = Term(
+        name="t",
+        title="What?",
+        definition="A term.",
+        section="s",
+        body="A body.",
+        measurements=[MeasurementCitation("ex"), MeasurementCitation("ey")],
+    )
+    measurements, problems = load_measurements(tmp_path)
+    assert problems == []
+    found = judge(term, Claim("a is less than b", "ex.a < ey.b"), measurements)
+    judged = {card for v in found.nodes for card in v.node.split(" + ")}
+    assert judged == {"a0", "a1", *(f"b{i}" for i in range(20))} and found.silent == ()
+    assert any(not v.holds and "a1" in v.node for v in found.nodes)
+    assert len(found.nodes) == 20  # linear in the cards, not their product (40)

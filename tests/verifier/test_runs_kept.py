@@ -123,3 +123,37 @@ def test_write_keeps_the_previous_run_for_collect_too(tmp_path: Path) -> None:
 )
 def test_file_names(name: str, named: tuple[str, str] | None) -> None:
     assert file_node(name) == named
+
+
+def test_a_run_that_names_no_card_is_not_kept_beside_one_that_does(tmp_path: Path) -> None:
+    """The loader holds an earlier run to the latest run's card; a run from before gpu_uuid was
+    recorded, kept beside one that names its card, was a tree make check refused."""
+    from cudagloss.load.measurements import load_measurements
+
+    old = run(1)
+    del old.provenance["gpu_uuid"]
+    settle(old, tmp_path, QUIET)
+    settle(run(2), tmp_path, QUIET)
+    assert files(tmp_path) == ["node-a.json"]
+    assert [d.format() for d in load_measurements(tmp_path, tmp_path)[1] if not d.warning] == []
+
+
+@pytest.mark.parametrize("kind", ["not utf-8", "fifo", "folder"])
+def test_a_file_in_the_way_of_the_kept_run_is_refused_not_a_traceback(tmp_path: Path, kind: str) -> None:
+    """The file already at the kept run's name is read to be put back if the write fails: one
+    that is not plain UTF-8 text is a MeasurementError (make verify says 'not recorded'), never
+    a UnicodeDecodeError, a wait on a FIFO or a write over a folder; nothing is written."""
+    import os
+
+    settle(run(1), tmp_path, QUIET)
+    target = tmp_path / "copy" / "node-a~20261101T100000Z.json"
+    if kind == "not utf-8":
+        target.write_bytes(b"\xff\xfe")
+    elif kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.mkdir()
+    before = (tmp_path / "copy" / "node-a.json").read_bytes()
+    said: list[str] = []
+    assert settle(run(2), tmp_path, said.append) is None and said[0].startswith("    not recorded:")
+    assert (tmp_path / "copy" / "node-a.json").read_bytes() == before

@@ -10,6 +10,7 @@ whose files carry two cards, or a card under two names, is a diagnostic too.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +29,8 @@ from cudagloss.model.measurements import ExperimentRecord, MeasurementSet, NodeR
 from cudagloss.model.project import Project
 from cudagloss.model.urls import FAILED_SUFFIX, RUN_MARK, RUN_STAMP, measurement_file_name
 
+MAX_REPORTED = 50
+"""Files refused by name per experiment folder that are each named; the rest are counted."""
 MAX_EARLIER = 64
 """Earlier runs read per node and experiment (make verify keeps 8); more is not a run's history."""
 
@@ -58,6 +61,7 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> Files:
     other .json name is refused (it is not something make verify writes)."""
     nodes: Files = {}
     folded: dict[str, str] = {}
+    refused: list[Diagnostic] = []
     for entry in sorted(sub.iterdir()):
         name = entry.name
         if not name.endswith(".json"):
@@ -67,7 +71,7 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> Files:
         node, mark, stamp = node.partition(RUN_MARK)
         if not is_node_name(node) or (mark and (failed or not RUN_STAMP.fullmatch(stamp))):
             _refuse(
-                diagnostics,
+                refused,
                 _shown_name(shown, name),
                 "is not named <node>.json, <node>~<stamp>.json or <node>.failed.json with a node name like "
                 "'h200-3f1ceb1e' and a stamp like '20261204T175826Z'",
@@ -77,7 +81,7 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> Files:
         key = node.lower().replace(".", "-").replace("_", "-")
         if folded.setdefault(key, node) != node:
             _refuse(
-                diagnostics,
+                refused,
                 _shown_name(shown, name),
                 f"node '{node}' cannot be told apart from node '{folded[key]}' on a page",
                 "give each node a name that differs in more than case or '.', '-', '_'",
@@ -85,9 +89,13 @@ def _node_files(sub: Path, shown: str, diagnostics: list[Diagnostic]) -> Files:
             continue
         runs = nodes.setdefault(node, {})
         if mark and sum(k not in ("good", "failed") for k in runs) >= MAX_EARLIER:
-            _refuse(diagnostics, _shown_name(shown, name), f"is more than {MAX_EARLIER} earlier runs of one node")
+            _refuse(refused, _shown_name(shown, name), f"is more than {MAX_EARLIER} earlier runs of one node")
             continue
         runs[stamp if mark else "failed" if failed else "good"] = entry
+    diagnostics += refused[:MAX_REPORTED]  # a folder of a million odd names is one screen, not a million lines
+    if len(refused) > MAX_REPORTED:
+        more = len(refused) - MAX_REPORTED
+        _refuse(diagnostics, shown, f"and {more:,} more files refused for their names or their number")
     return nodes
 
 
@@ -119,6 +127,19 @@ def _experiment_folders(folder: Path, root: Path | None, diagnostics: list[Diagn
         yield sub
 
 
+def _linked(folder: Path, root: Path | None) -> str | None:
+    """The first component of folder, from root down (the folder alone without a root, or
+    outside it), that is a symbolic link, as a diagnostic shows it; None when there is none."""
+    absolute = Path(os.path.abspath(folder))
+    top = Path(os.path.abspath(root)) if root is not None else None
+    if top is not None and absolute.is_relative_to(top):
+        parts = absolute.relative_to(top).parts
+        steps = [(top.joinpath(*parts[: i + 1]), "/".join(parts[: i + 1])) for i in range(len(parts))]
+    else:
+        steps = [(absolute, absolute.as_posix())]
+    return next((shown for step, shown in steps if step.is_symlink()), None)
+
+
 def load_measurements(
     folder: Path, root: Path | None = None, catalog: list[ExperimentInfo] | None = None
 ) -> tuple[MeasurementSet, list[Diagnostic]]:
@@ -128,6 +149,15 @@ def load_measurements(
     diagnostics: list[Diagnostic] = []
     for entry in catalog or []:
         found.experiments[entry.id] = ExperimentRecord(entry.id, entry)
+    if (link := _linked(folder, root)) is not None:  # its files would be read, and published, from anywhere
+        shown = link if link.isascii() and link.isprintable() else ascii(link)[1:-1]
+        _refuse(
+            diagnostics,
+            shown,
+            "is a symbolic link; the measurements folder and the folders above it are plain folders",
+            "a pull request may have committed it: remove the link (git rm), keep the measurements in the repository",
+        )
+        return found, diagnostics
     if not folder.is_dir():
         return found, diagnostics
     for sub in _experiment_folders(folder, root, diagnostics):
@@ -173,7 +203,7 @@ def _node_run(
             diagnostics.append(wrong)
         read[key] = (m, shown)
     good, good_shown = read.pop("good", (None, ""))
-    failed, _ = read.pop("failed", (None, ""))
+    failed, failed_shown = read.pop("failed", (None, ""))
     if good is not None and good.status != "ok":
         diagnostics.append(
             Diagnostic(
@@ -211,6 +241,7 @@ def _node_run(
         stale,
         earlier=tuple(m for m, _ in earlier),
         earlier_paths=tuple(shown for _, shown in earlier),
+        failed_path=failed_shown if failed else "",
     )
 
 
@@ -233,14 +264,18 @@ def _earlier_problem(m: Measurement, stamp: str, good: Measurement | None, good_
 
 
 def _identity(found: MeasurementSet) -> list[Diagnostic]:
-    """A node name names one card, and a card has one name, across every experiment."""
-    seen = []
+    """A node name names one card, and a card has one name, across every experiment and every
+    file: the latest good run, the earlier ones and a failed one (said last, so that a failed
+    run on another card is the file blamed, never the good runs it contradicts)."""
+    seen, failed = [], []
     for record in found:
         for run in record.runs:
             for m, shown in ((run.good, run.good_path), *zip(run.earlier, run.earlier_paths, strict=True)):
                 if m is not None:
                     seen.append(Seen(run.node, card_of(m.provenance), shown))
-    return [Diagnostic(c.shown, 1, 1, c.message, c.hint) for c in conflicts(seen)]
+            if run.failed is not None:
+                failed.append(Seen(run.node, card_of(run.failed.provenance), run.failed_path))
+    return [Diagnostic(c.shown, 1, 1, c.message, c.hint) for c in conflicts([*seen, *failed])]
 
 
 def project_measurements(project: Project, folder: str | None = None) -> MeasurementSet:
@@ -251,6 +286,8 @@ def project_measurements(project: Project, folder: str | None = None) -> Measure
     where = Path(folder) if folder else project.measurements_dir
     if where is None:
         raise UsageError("this glossary has no measurements (extra.glossary.measurements_dir is null)")
+    if folder and not where.is_dir():  # a mistyped folder is no 'nothing measured yet'
+        raise UsageError(f"{ascii(display_path(where, project.root))[1:-1]} is not a folder of measurements")
     measurements, diagnostics = load_measurements(where, project.root, load_catalog(project.root))
     if any(not d.warning for d in diagnostics):
         raise GlossaryError(diagnostics)

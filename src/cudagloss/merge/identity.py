@@ -20,7 +20,7 @@ from typing import Any
 from cudagloss.errors import Diagnostic, UsageError, display_path
 from cudagloss.merge.runs import file_node
 from cudagloss.model.cards import UNKNOWN, Seen, card_of, conflicts, host_of
-from cudagloss.model.measurement import Measurement
+from cudagloss.model.measurement import Measurement, MeasurementError, read_measurement_text
 
 SEVERAL = "gpus_visible"
 """The result a host-wide experiment records: how many cards it measured together."""
@@ -51,9 +51,9 @@ def committed_cards(folder: Path, root: Path | None = None) -> list[Seen]:
         named = file_node(path.name)
         if named is None or path.is_symlink() or path.parent.is_symlink():
             continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # bounded, a regular file only: a committed FIFO is never waited on
+            data = json.loads(read_measurement_text(path, path.as_posix()))
+        except (MeasurementError, ValueError, RecursionError):
             continue
         provenance = data.get("provenance") if isinstance(data, dict) else None
         if not isinstance(provenance, dict) or _raw_several(data):

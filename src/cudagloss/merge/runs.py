@@ -13,12 +13,13 @@ run, and a run written beside the committed file for review, keep and remove not
 from __future__ import annotations
 
 import glob
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.files.inside import refuse_links
-from cudagloss.model.cards import UNKNOWN, card_of, run_stamp
+from cudagloss.model.cards import card_of, run_stamp
 from cudagloss.model.measurement import Measurement, MeasurementError, parse_measurement, read_measurement_text
 from cudagloss.model.urls import FAILED_SUFFIX, RUN_MARK, RUN_STAMP, measurement_path
 
@@ -60,8 +61,10 @@ def _read(path: Path) -> tuple[str, Measurement] | None:
 
 
 def _same_card(a: Measurement, b: Measurement) -> bool:
-    """Not known to be two cards (a file from before gpu_uuid was recorded names none)."""
-    return UNKNOWN in (card_of(a.provenance), card_of(b.provenance)) or card_of(a.provenance) == card_of(b.provenance)
+    """The same card as the loader holds an earlier run to it (load.measurements): the same
+    UUID, or none on either. A file from before gpu_uuid was recorded is not kept beside a run
+    that names its card: make check would refuse it as another card's run."""
+    return card_of(a.provenance) == card_of(b.provenance)
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,9 @@ def keep_previous(new: Measurement, folder: Path) -> Kept:
         return Kept()
     target = measurement_path(folder, new.experiment, new.node, run=stamp)
     refuse_links(target)
-    before = target.read_text(encoding="utf-8") if target.is_file() else None
+    # What is there is put back if the write fails: read as the site reads it (bounded, a plain
+    # UTF-8 file, never a FIFO); MeasurementError, nothing written, where it cannot be.
+    before = read_measurement_text(target, target.as_posix()) if os.path.lexists(target) else None
     write_text_atomic(target, text)
     return Kept(target, before)
 

@@ -9,6 +9,7 @@ The loader, `make verify` and `cudagloss collect` all hold names to this through
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,25 @@ def host_of(provenance: Mapping[str, Any]) -> str:
 def short_card(uuid: str) -> str:
     """A UUID as a reader can compare two of them: 'GPU-3f1ceb1e' (its first group)."""
     return uuid.split("-", 2)[0] + "-" + uuid.split("-", 2)[1] if uuid.count("-") >= 2 else uuid or "unknown card"
+
+
+def short_cards(uuids: Iterable[str]) -> dict[str, str]:
+    """Each UUID as short_card shows it, but long enough to tell it from every other one:
+    two cards whose first groups are the same are shown with as many groups as tell them
+    apart (the whole UUID at most), never as one card. Linear in the cards times their groups."""
+    distinct = sorted({u for u in uuids if u})
+    out = {u: short_card(u) for u in distinct}
+    shared = Counter(out.values())
+    pending = [u for u in distinct if shared[out[u]] > 1]
+    groups = 3
+    while pending:
+        prefixes = {u: "-".join(u.split("-")[:groups]) for u in pending}
+        counts = Counter(prefixes.values())
+        for u in pending:
+            out[u] = prefixes[u]
+        pending = [u for u in pending if counts[prefixes[u]] > 1 and prefixes[u] != u]
+        groups += 1
+    return {"": short_card(""), **out}
 
 
 def run_stamp(recorded_at: object) -> str:

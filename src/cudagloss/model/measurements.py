@@ -12,6 +12,7 @@ import datetime as dt
 import functools
 import hashlib
 import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ class NodeRun:
     stale: bool = False
     earlier: tuple[Measurement, ...] = ()
     earlier_paths: tuple[str, ...] = ()
+    failed_path: str = ""
 
     @property
     def card(self) -> str:
@@ -191,7 +193,8 @@ class NodeValues:
 
 
 MAX_COMBINED = 8
-"""Combinations of cards judged per GPU model where no one card measured every value."""
+"""Where no one card measured every value: up to this many combinations of one GPU model's cards,
+all of them are judged; beyond it, as many as the most cards of one experiment, each card in one."""
 COMBINED = " + "
 """Joins the names of the cards whose values are judged together."""
 
@@ -199,8 +202,8 @@ COMBINED = " + "
 def by_node(measurements: MeasurementSet | None, refs: list[Ref]) -> list[NodeValues]:
     """Each card whose good runs hold every ref with a value, in the order cards are first met;
     a card that lacks one of them is left out. For a GPU model none of whose cards holds them
-    all, but whose cards together do, each combination of its cards (one per experiment, up to
-    MAX_COMBINED) stands in, named as such: the page says the values came from several cards."""
+    all, but whose cards together do, each combination of its cards (one per experiment; _combinations
+    when there are many) stands in, named as such: the page says the values came from several cards."""
     runs: dict[str, dict[str, NodeRun]] = {}
     for experiment in dict.fromkeys(e for e, _ in refs):
         record = measurements.get(experiment) if measurements else None
@@ -218,12 +221,24 @@ def by_node(measurements: MeasurementSet | None, refs: list[Ref]) -> list[NodeVa
         if len(cards) < len(experiments) or len(experiments) < 2:
             continue
         choices: list[list[NodeRun]] = [cards[e] for e in experiments]
-        for combination in itertools.islice(itertools.product(*choices), MAX_COMBINED):
+        for combination in _combinations(choices):
             chosen = dict(zip(experiments, combination, strict=True))
             name = COMBINED.join(dict.fromkeys(chosen[e].node for e, _ in refs))
             if (n := _values(name, chosen, refs)) is not None:
                 out.append(n)
     return out
+
+
+def _combinations(choices: list[list[NodeRun]]) -> Iterator[tuple[NodeRun, ...]]:
+    """Every combination of one card per experiment where there are at most MAX_COMBINED; else
+    as many as the most cards of one experiment, each card in at least one (never the first
+    few combinations only, which leave cards unjudged and counted among those that measured
+    nothing): linear in the cards, never their product."""
+    if math.prod(len(c) for c in choices) <= MAX_COMBINED:
+        yield from itertools.product(*choices)
+        return
+    for i in range(max(len(c) for c in choices)):
+        yield tuple(c[i % len(c)] for c in choices)
 
 
 def _has(run: NodeRun, refs: list[Ref]) -> bool:

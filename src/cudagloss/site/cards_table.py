@@ -9,10 +9,12 @@ card, counted as a run, never as another card.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from cudagloss.model.cards import host_of, short_card
+from cudagloss.errors import Diagnostic, GlossaryError
+from cudagloss.model.cards import host_of, short_cards
 from cudagloss.model.display import short_gpu
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.site import escape
@@ -67,31 +69,77 @@ def cards_markdown(measurements: MeasurementSet) -> str:
     runs = sum(row.runs for row in rows)
     if not rows:
         return "No card has measured anything yet.\n"
-    by_model = "; ".join(_plural(sum(r.gpu == gpu for r in rows), f"{short_gpu(gpu)} card") for gpu in models)
+    by_model = "; ".join(
+        _plural(sum(r.gpu == gpu for r in rows), f"{escape.text(short_gpu(gpu))} card") for gpu in models
+    )
     lines = [
         f"{_plural(len(rows), 'card')} of {_plural(len(models), 'GPU model')} ({by_model}) ran "
         f"{_plural(len(experiments), 'experiment')} in {_plural(runs, 'run')}, "
         f"{_days(d for row in rows for d in row.days)}. A run is one `make verify` of one experiment on one card; "
         "a card that ran an experiment again kept both runs (`<node>~<stamp>.json` is the earlier one).",
         "",
-        "| node (one card) | GPU | card (UUID, first group) | host | experiments | runs | days |",
+        "| node (one card) | GPU | card (start of its UUID) | host | experiments | runs | days |",
         "|---|---|---|---|---|---|---|",
     ]
+    shown_cards = short_cards(row.card for row in rows)
     for row in rows:
         hosts = sorted(h for h in row.hosts if h)
         host = ", ".join(h.removeprefix("sha256:")[:12] for h in hosts) if hosts else "not recorded"
+        # Every string here is from JSON: escape.text, never inside a code span (where a
+        # backslash escape is shown, not acted on, and a backtick ends the span).
         lines.append(
-            f"| `{row.node}` | {escape.text(row.gpu)} | `{escape.text(short_card(row.card))}` | {host} | "
+            f"| `{row.node}` | {escape.text(row.gpu)} | {escape.text(shown_cards[row.card])} | {escape.text(host)} | "
             f"{len(row.experiments)} | {row.runs} | {_days(row.days)} |"
         )
     return "\n".join(lines) + "\n"
 
 
-def with_summary(readme: str, summary: str) -> str:
+MARKER_HINT = (
+    f"keep one '{BEGIN}' line and one '{END}' line after it (or neither, and the block is added at the end), "
+    "then run `cudagloss cards --write` again"
+)
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def marker_problems(readme: str, shown: str) -> list[Diagnostic]:
+    """Why the README's markers do not bound one block: a marker twice, or one without the
+    other, or END before BEGIN (each at its place); [] when there are one of each, in order, or none."""
+    begins = [m.start() for m in re.finditer(re.escape(BEGIN), readme)]
+    ends = [m.start() for m in re.finditer(re.escape(END), readme)]
+    if (not begins and not ends) or (len(begins) == len(ends) == 1 and begins[0] < ends[0]):
+        return []
+    found = []
+    for name, offsets, other in (("BEGIN", begins, "END"), ("END", ends, "BEGIN")):
+        if len(offsets) > 1:
+            found += [
+                Diagnostic(shown, *_line_col(readme, o), f"the GENERATED {name} marker is here again", MARKER_HINT)
+                for o in offsets[1:]
+            ]
+        elif len(offsets) == 1 and not (begins if other == "BEGIN" else ends):
+            found.append(
+                Diagnostic(
+                    shown, *_line_col(readme, offsets[0]), f"a GENERATED {name} marker without its {other}", MARKER_HINT
+                )
+            )
+    if len(begins) == 1 and len(ends) == 1:
+        found.append(
+            Diagnostic(shown, *_line_col(readme, ends[0]), "the GENERATED END marker comes before BEGIN", MARKER_HINT)
+        )
+    return found
+
+
+def with_summary(readme: str, summary: str, shown: str = "README.md") -> str:
     """readme with the text between its markers replaced by summary (the markers added at its end
-    where it has none)."""
+    where it has none); GlossaryError where its markers do not bound one block (never a second
+    block, nor text lost between misplaced markers)."""
+    if problems := marker_problems(readme, shown):
+        raise GlossaryError(problems)
     block = f"{BEGIN}\n{summary}{END}"
     start, end = readme.find(BEGIN), readme.find(END)
-    if start == -1 or end < start:
+    if start == -1:
         return readme.rstrip("\n") + "\n\n" + block + "\n"
     return readme[:start] + block + readme[end + len(END) :]

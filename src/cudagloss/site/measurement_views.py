@@ -103,7 +103,10 @@ def _run_file(
     if m is None:
         return None
     raw = raw_json_src_uri(record.id, run.node, failed=failed, run=stamp)
-    row_of = f"{run.node}~{stamp}" if stamp else run.node  # an earlier run's rows have ids of their own
+    # An earlier run's rows have ids of their own: 'h200-a--20261204t175826z-copy_ms'. '--' is in
+    # no node's ids (a node name has one '.', '-' or '_' between letters and digits), so no node,
+    # not even one named 'h200-a-20261204T175826Z', has them.
+    row_of = f"{run.node}--{stamp}" if stamp else run.node
     return RunFile(
         raw=href(relative_href(raw, measurement_src_uri(record.id))),
         raw_name=measurement_file_name(run.node, failed=failed, run=stamp),

@@ -79,6 +79,12 @@ def render(working: Working, link: Linker) -> Markup:
             cards = group[0].node.split(COMBINED)
             together = f"{len(cards)} {short_gpu(gpu)} cards taken together ({', '.join(cards)})"
             where = f"{together}: no one card measured every value"
+        elif any(COMBINED in n.node for n in group):  # combinations of cards, never counted as cards
+            cards = list(dict.fromkeys(c for n in group for c in n.node.split(COMBINED)))
+            where = (
+                f"{len(group)} combinations of {len(cards)} {short_gpu(gpu)} cards ({names}): "
+                "no one card measured every value"
+            )
         stale = " Some of these values are stale: the experiment changed since." if any(n.stale for n in group) else ""
         ranges = " Where the cards differ, a range." if len(group) > 1 else ""
         out.append(escape.text(f"Worked out from the values measured on {where}.{ranges}{stale}"))
