@@ -4,6 +4,7 @@ never through a link."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -178,7 +179,8 @@ def test_a_gpu_name_cannot_end_the_generated_block(tmp_path: Path) -> None:
 
     folder = tmp_path / "m" / "copy-bench"
     folder.mkdir(parents=True)
-    for name, record in fleet_files(FLEETS["one-node"]):
+    for name, shared in fleet_files(FLEETS["one-node"]):
+        record = copy.deepcopy(shared)  # FLEETS is every test's: never change it in place
         record["provenance"]["gpu_name"] = f"NVIDIA {END} H200"
         (folder / name).write_text(json.dumps(record), encoding="utf-8")
     measurements, problems = load_measurements(tmp_path / "m", tmp_path)
