@@ -165,6 +165,9 @@ def _drawn(ys: list[float | None]) -> str:
         [-1e308, 1e308, math.nan, math.inf, -math.inf],
         [3.0, 3.0, 3.0, None, 3.0],  # no span, a gap
         [None, math.nan],  # nothing to place
+        [5e-324],  # subnormal: a range of it underflows to zero (issue 39)
+        [5e-324, 5e-324, 0.0, -5e-324],
+        [5e-324, 1e-310, 2.2e-308],
     ],
 )
 def test_odd_values_give_a_finite_chart_with_few_ticks(ys: list[float | None]) -> None:
@@ -186,6 +189,11 @@ def test_values_that_cannot_be_drawn_are_an_error_not_a_chart(tmp_path: Path, va
 def test_values_at_the_loaders_limits_are_drawn(tmp_path: Path) -> None:
     drawn = _values(tmp_path, [1e-300, 2.0**53, 1.0])
     assert drawn.count("<circle") == 4  # the legend's and three points
+
+
+def test_a_subnormal_measured_value_is_drawn_at_zero_not_a_traceback(tmp_path: Path) -> None:
+    drawn = _values(tmp_path, [5e-324, 5e-324, 5e-324])
+    assert drawn.count("<circle") == 4 and "nan" not in drawn.lower()
 
 
 def test_a_log_axis_only_where_the_values_span_a_decade_above_zero() -> None:

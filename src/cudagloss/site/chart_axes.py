@@ -21,6 +21,9 @@ smallest is logarithmic: a latency curve over footprints of 8 KiB to 1 GiB, stri
 LIMIT = 1e300
 """Values past it are not placed (the loader refuses measurements past 2^53 anyway): any two
 that are left differ by a finite amount."""
+TINY = 1 / LIMIT
+"""Values nearer zero than it (subnormal ones, 5e-324) are placed at zero: a range or a tick step
+between two of them would underflow to zero and leave nothing to divide or take the log of."""
 PAD = 1.15
 """A log axis reaches this factor past its smallest and largest value, so no mark sits on its edge."""
 
@@ -69,10 +72,10 @@ def size(value: float) -> str:
 def make_axis(
     values: Iterable[float], *, binary: bool, zero: bool, label: Callable[[float], str] = number, log: bool = True
 ) -> Axis:
-    """The axis for values (those not finite or past LIMIT left out): binary log ticks at powers of two (sweeps
-    that double), decimal ones at powers of ten; zero: a linear axis starts at 0; log=False:
-    linear whatever the span (bars start at zero)."""
-    found = sorted(v for v in values if math.isfinite(v) and abs(v) <= LIMIT) or [0.0, 1.0]
+    """The axis for values (those not finite or past LIMIT left out, those under TINY at zero): binary
+    log ticks at powers of two (sweeps that double), decimal ones at powers of ten;
+    zero: a linear axis starts at 0; log=False: linear whatever the span (bars start at zero)."""
+    found = sorted(0.0 if abs(v) < TINY else v for v in values if math.isfinite(v) and abs(v) <= LIMIT) or [0.0, 1.0]
     low, high = found[0], found[-1]
     if log and low > 0 and high >= low * LOG_SPAN:
         low, high = low / PAD, high * PAD
