@@ -9,10 +9,10 @@ prose, with each character's offset in the prose kept, and reports at the source
 
 from __future__ import annotations
 
-import html
 import unicodedata
 from collections.abc import Sequence
 
+from cudagloss.text.charrefs import unescape
 from cudagloss.text.skeleton import default_ignorable
 
 DROP = "\x01"
@@ -22,7 +22,7 @@ DROP = "\x01"
 def shown_entity(source: str) -> str:
     """What an entity span shows, padded with DROP to its own length (offsets stay), or ''
     where it shows more characters than it takes (left to the caller to blank)."""
-    text = html.unescape(source)
+    text = unescape(source)
     return text + DROP * (len(source) - len(text)) if len(text) <= len(source) else ""
 
 

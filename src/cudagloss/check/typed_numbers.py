@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import html
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -21,6 +20,7 @@ from dataclasses import dataclass, replace
 from cudagloss.check.reader_view import DROP, folded, shown_entity
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.corpus import Fact, Facts
+from cudagloss.text.charrefs import unescape
 from cudagloss.text.markdown import CODE_SPAN, blocks, protected_spans
 
 _UNITS: list[tuple[str, str, str]] = [
@@ -183,7 +183,7 @@ def _counted(view: str, m: re.Match[str], family: str) -> re.Match[str] | None:
 
 
 def _at(text: str, start: int, end: int, number: str, unit: str, family: str = "") -> TypedNumber:
-    quoted = " ".join(html.unescape(text[start:end]).replace("*", "").split())
+    quoted = " ".join(unescape(text[start:end]).replace("*", "").split())
     return TypedNumber(start, end, quoted, number, unit, family or unit)
 
 
@@ -219,7 +219,7 @@ def _not_prose(text: str) -> Iterator[tuple[int, int, str]]:
             yield label_end - 1, label_end, DROP
             yield label_end, end, "\x00"
         elif text[start] == "&":  # an entity reads as what it shows ('&#49;' is 1, '&nbsp;' a space)
-            shown = html.unescape(text[start:end])
+            shown = unescape(text[start:end])
             yield start, end, " " if shown.isspace() else (shown_entity(text[start:end]) or "\x00")
         elif text[start] != "`":
             yield start, end, "\x00"

@@ -16,11 +16,11 @@ is html_elements.BLOCK.
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 
 from cudagloss.links.html_elements import BLOCK, BREAKOUT, CLOSES, HIDING, RAW, ROOT_IDS, SHOWN_RAW, VOID
+from cudagloss.text.charrefs import unescape
 
 _NAME = re.compile(r"[^\t\n\f\r />]*")
 _SEP = re.compile(r"[\t\n\f\r /]*")
@@ -128,7 +128,7 @@ class _Tree:
         if self.hidden_from or not text:
             return
         if entities and "&" in text:
-            text = html.unescape(text)
+            text = unescape(text)
         if self.root_at and not self.root_text and not text.isspace():
             self.root_text = True
         self.chunks.append(text)
@@ -214,7 +214,7 @@ def _tag_end(s: str, p: int, attrs: dict[str, str] | None) -> tuple[bool, int] |
         key = attr.group(1).lower()
         if attrs is not None and key in _WANTED and key not in attrs:
             value = next((v for v in attr.group(2, 3, 4) if v is not None), "")
-            attrs[key] = html.unescape(value) if "&" in value else value
+            attrs[key] = unescape(value) if "&" in value else value
         p = attr.end()
 
 

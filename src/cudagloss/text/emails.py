@@ -12,9 +12,10 @@ escapes and inline markup are gone from what it shows: 'ada@example\\.org', 'ada
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
+
+from cudagloss.text.charrefs import unescape
 
 _LOCAL = r"""(?:"[^"\r\n@]{1,64}"|\w[\w!#$%&'*+=?^{|}~-]*(?:\.[\w!#$%&'*+=?^{|}~-]+)*)"""
 """A quoted local part, or one that starts with a letter or digit: "`@cuda.jit`" is code."""
@@ -30,7 +31,7 @@ _ESCAPED_AT = re.compile(r"%40|\\@", re.IGNORECASE)
 
 def _as_shown(text: str) -> str:
     """text as a reader (or a harvester) would see it once rendered and decoded."""
-    return unicodedata.normalize("NFKC", _ESCAPED_AT.sub("@", html.unescape(text)))
+    return unicodedata.normalize("NFKC", _ESCAPED_AT.sub("@", unescape(text)))
 
 
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")

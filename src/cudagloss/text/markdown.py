@@ -8,10 +8,11 @@ anything unusual stays untouched, which is the safe direction for both users.
 from __future__ import annotations
 
 import functools
-import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from cudagloss.text.charrefs import unescape
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}#{1,6}(\s|$)")
@@ -166,7 +167,7 @@ def plain_text(markdown: str) -> str:
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
     text = re.sub(r"`+([^`]*)`+", r"\1", text)
     text = re.sub(r"(\*\*|__|\*)(\S.*?\S|\S)\1", r"\2", text)
-    return html.unescape(" ".join(text.split()))
+    return unescape(" ".join(text.split()))
 
 
 MAX_UNMATCHED = 32
@@ -279,7 +280,7 @@ def dangerous_schemes(markdown: str) -> list[tuple[int, str]]:
         if block.kind != "code" or _REFDEF.match(block.text):
             prose = CODE_SPAN.sub(lambda m: " " * len(m.group()), block.text)
             if ":" in prose:
-                decoded = html.unescape(prose).replace("\t", "").replace("\n", "").replace("\r", "")
+                decoded = unescape(prose).replace("\t", "").replace("\n", "").replace("\r", "")
                 for m in _SCHEME_WORD.finditer(decoded):
                     word = (m.group(1) or m.group(2)).lower()
                     found.append((offset + min(m.start(), len(block.text) - 1), word))
@@ -290,7 +291,7 @@ def dangerous_schemes(markdown: str) -> list[tuple[int, str]]:
 def link_scheme(target: str) -> str:
     """The scheme a browser would see in a link target, after the entity decoding and
     whitespace removal it does ('jav&#x61;script:' and ' java\\tscript:' are javascript)."""
-    decoded = html.unescape(target)
+    decoded = unescape(target)
     squeezed = "".join(c for c in decoded if ord(c) > 0x20 and c not in "\x7f\u00a0")
     head, colon, _ = squeezed.partition(":")
     if not colon or "/" in head or "?" in head or "#" in head:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from cudagloss.text.charrefs import bound_charrefs
+
 SVG_TAGS = (
     "svg",
     "g",
@@ -124,7 +126,7 @@ def problems(text: str) -> list[tuple[int, int, str]]:
     """(line, column, message) of everything in a diagram file the page sanitiser would remove,
     and of text in braces that is not a measured(...) label."""
     reader = _Reader()
-    reader.feed(text)
+    reader.feed(bound_charrefs(text))
     reader.close()
     found = reader.found
     if reader.roots != 1:
