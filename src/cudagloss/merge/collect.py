@@ -50,6 +50,7 @@ REQUIRED_PROVENANCE = (
     "git_commit",
 )
 """What a reviewer needs to know where and with what a run was made; a file without one is refused."""
+NOT_FILE = "remove it from the repository (a run and its review copy are files) and collect again"
 HINT = "run make verify on the node again with this repository's code, and collect its folder"
 
 
@@ -242,9 +243,29 @@ def plan(
     found.refused += _lookalikes(first_file, committed_nodes(into))
     found.refused += card_problems(committed_cards(into, root), arriving)
     found.refused += host_problems(arriving)
+    found.refused += _not_files(incoming, into, root)
     if not found.refused:
         found.runs = [(i, against_committed(i.measurement, into)) for i in incoming]
     return found
+
+
+def _not_files(incoming: list[Incoming], into: Path, root: Path | None) -> list[Diagnostic]:
+    """A committed path a merge would write or remove (the run, its failure, its review copy
+    <node>.json.new) that is a folder, a FIFO or a device: a line each, before anything is written."""
+    paths = {
+        path
+        for i in incoming
+        for path in (
+            measurement_path(into, i.measurement.experiment, i.measurement.node),
+            measurement_path(into, i.measurement.experiment, i.measurement.node, failed=True),
+            review_path(into, i.measurement.experiment, i.measurement.node),
+        )
+    }
+    return [
+        Diagnostic(display_path(p, root), 1, 1, "is not a regular file: a merge writes or removes this path", NOT_FILE)
+        for p in sorted(paths)
+        if p.exists() and not p.is_symlink() and not p.is_file()
+    ]
 
 
 def apply(found: Plan, into: Path) -> list[Path]:

@@ -16,6 +16,7 @@ confirm it, and the environment that changed is its drift.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 from dataclasses import asdict, dataclass, field, replace
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cudagloss.errors import UsageError
-from cudagloss.files.atomic import write_text_atomic
+from cudagloss.files.atomic import WriteFailed, write_text_atomic
 from cudagloss.files.inside import refuse_links
 from cudagloss.merge.runs import keep_previous, prune
 from cudagloss.model.cards import UNKNOWN, card_of
@@ -254,6 +255,8 @@ def write(new: Measurement, folder: Path, rerun: Rerun) -> Path:
         new = with_history(new, rerun)
     review = review_path(folder, new.experiment, new.node)
     refuse_links(review)  # it is written or removed below: never through a committed link
+    if review.exists() and not review.is_file():  # a committed folder: unlink() and replace() would raise
+        raise WriteFailed(errno.EISDIR, "not a regular file; left as it is", str(review))
     if not (rerun.needs_review and new.status == "ok"):
         kept = keep_previous(new, folder)
         try:
