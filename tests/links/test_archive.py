@@ -85,6 +85,12 @@ class Archive(Quiet):
             closest["url"] = wayback(asked, host="evil.example")
         elif mode == "future":
             closest["url"] = wayback(asked, stamp="29990101000000")
+        elif mode == "first-day":
+            closest["url"] = wayback(asked, stamp="19960101000000")
+        elif mode == "ancient":
+            closest["url"] = wayback(asked, stamp="19000101000000")
+        elif mode == "year-one":
+            closest["url"] = wayback(asked, stamp="00010101000000")
         elif mode == "huge":
             return b'{"pad": "' + b"x" * (200 * 1024) + b'"}'
         elif mode == "nan":
@@ -124,6 +130,8 @@ def test_a_good_answer_is_a_snapshot_on_https(archive: str) -> None:
         ("lies", "another page"),
         ("elsewhere", "archive's own host"),
         ("future", "future"),
+        ("ancient", "before 1996, when the archive began"),
+        ("year-one", "before 1996, when the archive began"),
         ("huge", "KiB"),
     ],
 )
@@ -131,6 +139,11 @@ def test_an_answer_that_is_not_a_snapshot_of_the_page_is_refused(archive: str, m
     run = ask(f"{archive}/{mode}/wayback/available", [PAGE])
     assert run.found == {}
     assert why in run.problems[PAGE]
+
+
+def test_the_archives_first_day_is_a_snapshot(archive: str) -> None:
+    run = ask(f"{archive}/first-day/wayback/available", [PAGE])
+    assert run.found == {PAGE: Snapshot(f"https://web.archive.org/web/19960101000000/{PAGE}", dt.date(1996, 1, 1))}
 
 
 def test_an_archive_that_never_answers_is_bounded_and_stops_after_failures_in_a_row(archive: str) -> None:

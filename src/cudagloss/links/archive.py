@@ -16,7 +16,7 @@ private address, no credential, redirects checked, a deadline, the body capped a
 The answer is as hostile as any page: strict JSON, and a snapshot is taken only where it is
 available with status 200, its URL is on the archive's own host with the form
 `/web/<14-digit timestamp>/<original>`, the original is the page we asked about (the archive
-may answer for another), and its date is a real one no later than tomorrow; a key given twice
+may answer for another), and its date is a real one from EARLIEST to tomorrow; a key given twice
 refuses the answer, and a fragment of the archive's choosing is dropped.
 """
 
@@ -43,6 +43,9 @@ SNAPSHOT_HOSTS = frozenset({"web.archive.org"})
 """Where the Wayback Machine's snapshots are; the configured API's own host is allowed too."""
 SNAPSHOT_STATUSES = frozenset({"200", "301", "302", "303", "307", "308"})
 """A page, or a redirect (a source that moved): the archive replays it to the page it led to."""
+EARLIEST = dt.date(1996, 1, 1)
+"""The Wayback Machine's first crawls are of 1996: a snapshot dated before (19000101, 00010101)
+is not one, and would be stamped as the day the archived copy was taken."""
 MAX_ANSWER = 64 * 1024
 GIVE_UP_AFTER = 3
 _SNAPSHOT_PATH = re.compile(r"/web/([0-9]{14})/(https?://.+)", re.S)
@@ -137,6 +140,8 @@ def snapshot(where: str, asked: str, api: str, today: dt.date) -> Snapshot | str
         return "the snapshot's timestamp is not a real date"
     if taken > today + dt.timedelta(days=1):
         return "the snapshot's date is in the future"
+    if taken < EARLIEST:
+        return f"the snapshot's date is before {EARLIEST:%Y}, when the archive began"
     parts = parts._replace(fragment="")  # the archive's, not the page's: the quote's text fragment goes there
     where = (parts._replace(scheme="https", netloc=host) if host in SNAPSHOT_HOSTS else parts).geturl()
     problem = url_problem(where) or url_host_problem(where)
