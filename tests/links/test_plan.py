@@ -24,7 +24,7 @@ from cudagloss.links.plan import Citation, LinkPlan, plan
 from cudagloss.links.report import FORMATS, LinkReport
 from cudagloss.links.source_stamps import UrlStamps, source_plan
 from cudagloss.links.status import LinkResult, LinkStatus
-from cudagloss.load.link_report import load_link_report
+from cudagloss.load.link_report import FIRST_DAY, load_link_report
 from cudagloss.model.limits import COUNT_MAX
 from localserver import Quiet, running
 
@@ -199,7 +199,7 @@ def test_a_report_of_a_source_broken_for_the_most_runs_counted_is_read_back(tmp_
     url = "https://a.example/gone"
     cite = Citation(url, "terms/t.yaml", Path("terms/t.yaml"), 7, None, failed_checks=COUNT_MAX)
     report = LinkReport(
-        LinkPlan({url: [cite]}, [url], DAY, 3), {url: LinkResult(url, LinkStatus.BROKEN, "HTTP 404", 404)}, []
+        LinkPlan({url: [cite]}, [url], FIRST_DAY, 3), {url: LinkResult(url, LinkStatus.BROKEN, "HTTP 404", 404)}, []
     )
     assert report.failed_checks(url) == COUNT_MAX
     assert source_plan({"failed_checks": COUNT_MAX}, UrlStamps(failed=True)) == [("failed_checks", COUNT_MAX)]

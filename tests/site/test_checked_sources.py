@@ -18,11 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, cudagloss
+from cudagloss.check.fields import DATE_SLACK, utc_today
 from cudagloss.errors import GlossaryError
 from cudagloss.links.status import LinkStatus
-from cudagloss.load.link_report import MAX_BYTES, load_link_report
+from cudagloss.load.link_report import FIRST_DAY, MAX_BYTES, load_link_report
 from cudagloss.model.link_checks import RESULTS, LinkCheck, LinkChecks, checked, checked_phrase
+from scaffold import good_glossary
 
 DAY = dt.date(2026, 12, 4)
 CHECKED = "2026-09-01"
@@ -99,6 +101,38 @@ def test_a_bad_report_is_every_mistake_at_its_place(tmp_path: Path, text: str, e
     said = [f"{d.line}:{d.col}: {d.message}" for d in info.value.diagnostics]
     assert len(said) == len(expected) and all(s.startswith(e) for s, e in zip(said, expected, strict=True)), said
     assert all(d.path.endswith("r.json") and d.hint for d in info.value.diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("day", "says"),
+    [
+        ("2999-01-01", "'checked_on' 2999-01-01 is in the future: a report is of a run that was made"),
+        ("1900-01-01", "'checked_on' 1900-01-01 is before 2026-12-02, the project's first day: no run is older"),
+        (str(FIRST_DAY - dt.timedelta(days=1)), "is before 2026-12-02"),
+        (str(utc_today() + dt.timedelta(days=2)), "is in the future"),
+    ],
+)
+def test_a_report_dated_when_no_run_was_made_is_refused_at_its_day(tmp_path: Path, day: str, says: str) -> None:
+    with pytest.raises(GlossaryError) as info:
+        load_link_report(_report(tmp_path / "r.json", [], day))
+    (said,) = info.value.diagnostics
+    assert (said.line, said.col) == (1, 16) and says in said.message and said.hint
+
+
+@pytest.mark.parametrize("day", [FIRST_DAY, utc_today() + DATE_SLACK])
+def test_a_report_of_the_first_day_or_of_tomorrow_in_utc_is_read(tmp_path: Path, day: dt.date) -> None:
+    assert load_link_report(_report(tmp_path / "r.json", [], str(day))).day == day
+
+
+def test_render_refuses_a_report_from_the_future_in_one_line(tmp_path: Path) -> None:
+    root = good_glossary(tmp_path, "sources: []\n")
+    config = f"site_name: T\nextra:\n  glossary:\n    templates_dir: {ROOT / 'templates'}\n"
+    (root / "mkdocs.yml").write_text(config, encoding="utf-8")
+    _report(root / "links.json", [], "2999-01-01")
+    run = cudagloss(root, "render", "--out", "tree", "--link-report", "links.json")
+    assert run.returncode != 0 and "Traceback" not in run.stderr, run.stderr
+    assert "links.json:1:16: 'checked_on' 2999-01-01 is in the future" in run.stderr + run.stdout
+    assert not (root / "tree").exists()
 
 
 def test_a_report_that_is_not_text_or_too_large_is_refused_without_reading_it_all(tmp_path: Path) -> None:

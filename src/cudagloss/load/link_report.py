@@ -12,6 +12,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+from cudagloss.check.fields import DATE_SLACK, utc_today
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
 from cudagloss.model.limits import COUNT_MAX
 from cudagloss.model.link_checks import QUOTE_RESULTS, REACHABLE, RESULTS, LinkCheck, LinkChecks
@@ -19,6 +20,10 @@ from cudagloss.text import strictjson
 
 MAX_BYTES = 64 * 1024 * 1024
 """A report of a million URLs is far below this; a larger file is not one we wrote."""
+FIRST_DAY = dt.date(2026, 12, 2)
+"""The project's first day (its first commit): no `cudagloss links` run, so no report of ours,
+is older. A report's checked_on from FIRST_DAY to tomorrow in UTC (check.fields.DATE_SLACK) is
+taken; one outside is refused, not rendered as 'checked <that day>' beside every source."""
 HINT = "pass the file `cudagloss links --format json` printed, unchanged (or leave --link-report out)"
 
 
@@ -60,6 +65,10 @@ def load_link_report(path: Path) -> LinkChecks:
         day = dt.date.fromisoformat(data["checked_on"]) if isinstance(data.get("checked_on"), str) else None
     if day is None:
         bad(("checked_on",), "'checked_on' must be the run's day, YYYY-MM-DD")
+    elif day > utc_today() + DATE_SLACK:
+        bad(("checked_on",), f"'checked_on' {day} is in the future: a report is of a run that was made")
+    elif day < FIRST_DAY:
+        bad(("checked_on",), f"'checked_on' {day} is before {FIRST_DAY}, the project's first day: no run is older")
     results = data.get("results")
     by_url: dict[str, LinkCheck] = {}
     if not isinstance(results, list):
@@ -72,7 +81,7 @@ def load_link_report(path: Path) -> LinkChecks:
             bad(("results", i), f"results[{i}] must have a 'url' string and a 'result' of {', '.join(RESULTS)}")
         else:
             by_url[url] = _check(entry, i, result, bad)
-    if diagnostics or day is None:
+    if diagnostics or day is None:  # a day out of range was said above
         raise GlossaryError(diagnostics)
     return LinkChecks(day, by_url)
 
