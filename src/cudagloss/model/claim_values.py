@@ -84,7 +84,10 @@ def _product(a: _Value, b: _Value, op: str, r: float, at: int, what: str) -> _Va
     that cancel (ms / µs) leave a plain ratio, their scale folded into the number."""
     if a.unit is None and b.unit is None:
         return _Value(r)
-    unit = (a.unit or units.NONE).times(b.unit or units.NONE, 1 if op == "*" else -1)
+    try:
+        unit = (a.unit or units.NONE).times(b.unit or units.NONE, 1 if op == "*" else -1)
+    except units.UnitTooLarge as exc:
+        raise ClaimTypeError(f"{what}: {exc}", at, "a claim needs no unit past a square or a cube") from None
     if unit.dims or unit.scale == 1:
         return _Value(r, unit)
     return _Value(_scaled(r, unit.scale, at, what), units.NONE)

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from cudagloss.model.refs import EXPERIMENT_ID, RESULT_NAME
+from cudagloss.model.units import unit_problem
 from cudagloss.model.value_checks import MISSING, PROVENANCE_KEY, Checker, Issue, kind, shown
 from cudagloss.text.emails import redact_email
 from cudagloss.text.strictjson import Key, Where
@@ -203,6 +204,8 @@ def _results(c: Checker, value: Any, version: int, recorded: dt.date | None) -> 
         samples = c.array(result.get("samples", []), (*path, "samples"), MAX_SAMPLES)
         first = result.get("first_measured", MISSING)
         unit = c.text(result.get("unit", ""), (*path, "unit"), 40, pattern=UNIT, like="a unit like 'ms'")
+        if unit and (problem := unit_problem(unit)) is not None:
+            c.fail((*path, "unit"), problem)
         value = c.scalar(result.get("value", MISSING), (*path, "value"), TEXT_MAX, multiline=True)
         numbers = [c.number(s, (*path, "samples", j)) for j, s in enumerate(samples)]
         for where, number in [((*path, "value"), value), *(((*path, "samples", j), n) for j, n in enumerate(numbers))]:

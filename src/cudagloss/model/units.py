@@ -52,6 +52,24 @@ _PLURAL = {
     (name[:-1] + "ies" if name.endswith("y") else name + "s"): name
     for name in (*COUNTED, "byte", "bit", "cycle", "clock")
 }
+MAX_POWER = 16
+"""The largest power of one symbol a unit may have, read or computed: no experiment writes more
+than a square (ms², B/s²), and 16 leaves room for products of products in a claim. Past it,
+ms^99999999 would make `scale` a fraction of a hundred million digits (a hang, not an error)."""
+
+
+class UnitTooLarge(ValueError):
+    """A unit with a power past MAX_POWER, written or reached by multiplying; str() is one line."""
+
+
+def _bounded(powers: dict[str, int]) -> dict[str, int]:
+    for symbol, power in powers.items():
+        if abs(power) > MAX_POWER:
+            shown = symbol if len(symbol) <= 20 else symbol[:17] + "..."
+            raise UnitTooLarge(f"the unit has '{shown}' to the power {power}, past ±{MAX_POWER}")
+    return powers
+
+
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _WRITE_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _PLURAL_OF = {name: plural for plural, name in _PLURAL.items()}
@@ -100,10 +118,12 @@ class Unit:
         return "·".join(above or ["1"]) + "".join("/" + b for b in below)
 
     def times(self, other: Unit, power: int = 1) -> Unit:
-        """This unit times other (power 1) or over it (power -1); symbols that cancel go."""
+        """This unit times other (power 1) or over it (power -1); symbols that cancel go;
+        UnitTooLarge where a power passes MAX_POWER (x * x * x ... in a claim)."""
         total = dict(self.powers)
         for symbol, p in other.powers:
             total[symbol] = total.get(symbol, 0) + p * power
+        _bounded(total)
         return Unit(tuple(sorted(((s, p) for s, p in total.items() if p), key=lambda sp: sp[1] < 0)))
 
 
@@ -114,7 +134,8 @@ NONE = Unit()
 @functools.lru_cache(maxsize=1024)
 def read(text: str) -> Unit:
     """The unit an experiment wrote: symbols joined by '/' (each after the first divides) or '·'
-    and '*' (multiply), with powers as '²' or '^2'; plurals of counted things folded."""
+    and '*' (multiply), with powers as '²' or '^2'; plurals of counted things folded;
+    UnitTooLarge where a power passes MAX_POWER."""
     if not text.strip():
         return NONE
     powers: dict[str, int] = {}
@@ -124,10 +145,21 @@ def read(text: str) -> Unit:
             if match is None:  # an empty factor ('a//b'): the whole text is one symbol of its own
                 return Unit(((text.strip(), 1),), text)
             name, caret, sup = match.groups()
+            if len(caret or sup or "") > 4:  # int() of thousands of digits is itself refused
+                raise UnitTooLarge(f"the unit has a power of {len(caret or sup)} digits, past ±{MAX_POWER}")
             power = int(caret or (sup or "1").translate(_SUPERSCRIPT)) * (-1 if i else 1)
             symbol = _singular(name.strip())
             powers[symbol] = powers.get(symbol, 0) + power
-    return Unit(tuple((s, p) for s, p in powers.items() if p), text)  # 'B/B' has none, shown as written
+    return Unit(tuple((s, p) for s, p in _bounded(powers).items() if p), text)  # 'B/B' has none, as written
+
+
+def unit_problem(text: str) -> str | None:
+    """Why text, a unit from outside (a measurement file), cannot be read; None where it can."""
+    try:
+        read(text)
+    except UnitTooLarge as exc:
+        return str(exc)
+    return None
 
 
 def base(unit: Unit) -> Unit:

@@ -171,7 +171,11 @@ def _value(s: Static, i: int, tree: Expr, lookup: Callable[[str, str], Operand],
         if dict(unit.dims).get(per.powers[0][0]):
             fail(f"{where}.per", f"the value is already counted in {per}: {unit}", "remove per", None)
             return None
-        unit = unit.times(per, -1)
+        try:
+            unit = unit.times(per, -1)
+        except units.UnitTooLarge as exc:
+            fail(f"{where}.per", str(exc), "a step needs no unit past a square or a cube", None)
+            return None
     target = s.shown_in[i]
     if target is None:
         if _reads_badly(unit):
