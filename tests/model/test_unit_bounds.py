@@ -13,9 +13,14 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, cudagloss
+from cudagloss.load.measurements import load_measurements
 from cudagloss.model import units
 from cudagloss.model.claim_values import evaluate
 from cudagloss.model.claims import ClaimTypeError, Operand, parse
+from cudagloss.model.measurement import Gate, Measurement, Result, record
+from cudagloss.model.term import MeasurementCitation, Term
+from cudagloss.model.worked import Step, WorkedExample
+from cudagloss.model.workings import work
 
 HUGE = ["ms^99999999", "ms⁹⁹⁹⁹⁹⁹⁹⁹", "ms^-99999999", "ms^" + "9" * 30, "ms^17", "ms^9*ms^9", "s/ms^9/ms^9"]
 
@@ -67,3 +72,22 @@ def test_a_worked_example_and_a_measurement_with_a_huge_power_are_lines(project:
     assert f"terms/littles-law.yaml:{unit_line}:15: worked[0].steps[3].unit: {power}" in said
     assert f"terms/littles-law.yaml:{given_line}:16: worked[0].steps[4].given: {power}" in said
     assert "measurements/memory-latency/h200-3f1ceb1e.json:" in said and f".unit: {power}" in said
+
+
+def test_a_worked_step_past_the_bound_is_an_error_at_its_field(tmp_path: Path) -> None:
+    results = [Result("t", 2, "ms")]
+    provenance = {"node": "node-a", "gpu_name": "Example GPU", "recorded_at": "2026-12-01T10:00:00+00:00"}
+    record(Measurement("ex", "Limits", "sha256:now", "ok", provenance, [Gate("ok", True)], results), tmp_path)
+    steps = [
+        Step("Multiplied past the bound", value=" * ".join(["ex.t"] * (units.MAX_POWER + 1))),
+    ]
+    example = WorkedExample("example", "How many?", steps)
+    cited = [MeasurementCitation("ex")]
+    term = Term(
+        name="t", title="Why?", definition="A term.", section="s", body=".", measurements=cited, worked=[example]
+    )
+    measurements, problems = load_measurements(tmp_path)
+    assert problems == []
+    w = work(term, 0, measurements, [])
+    said = f"the unit has 'ms' to the power {units.MAX_POWER + 1}, past ±{units.MAX_POWER}"
+    assert [(e.where, e.message.endswith(said)) for e in w.errors] == [("steps[0].value", True)]
