@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cudagloss.errors import UsageError, did_you_mean, display_path
+from cudagloss.errors import GlossaryError, UsageError, did_you_mean, display_path
+from cudagloss.files.inside import read_link_mistake
 from cudagloss.model.project import (
     CONFIG,
     DEFAULT_EDIT_URI_TEMPLATE,
@@ -142,7 +143,17 @@ def _commit(value: object, config: Path) -> str | None:
 
 
 def require_folders(project: Project, config: Path) -> None:
-    """UsageError for a terms or templates folder that is not there."""
+    """GlossaryError (one line) for a terms, templates or theme folder that is, or lies under, a
+    symbolic link from the project's root down (its files would be read from anywhere: the rule
+    writes follow); UsageError for a terms or templates folder that is not there."""
+    named = (
+        ("the terms folder", project.terms_dir),
+        ("the templates folder", project.templates_dir),
+        ("the theme's custom_dir", project.custom_dir),
+    )
+    for what, folder in named:
+        if folder is not None and (mistake := read_link_mistake(folder, project.root, what)) is not None:
+            raise GlossaryError([mistake])
     for folder in (project.terms_dir, project.templates_dir):
         if not folder.is_dir():
             raise UsageError(f"no folder {display_path(folder)} (named in {display_path(config)})")

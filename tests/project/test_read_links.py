@@ -1,0 +1,77 @@
+"""Reads through committed folder links (issue 39, class 1): a pull request can commit a link at
+a folder an input names, or at a folder above it; every read of the repository goes through one
+guard (cudagloss.files.inside.read_link_mistake, the rule writes follow) that refuses a link at
+any component from the repository root with one line, and nothing from outside is read or
+published. A copy of the glossary, real links, the real CLI.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, cudagloss
+
+PROJECT = ("terms", "templates", "measurements", "docs", "overrides", "mkdocs.yml")
+SECRET = "s3cr3t-0UTSIDE-77b1"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A copy of the glossary as a pull request's checkout, beside a folder outside it."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name in PROJECT:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, root / name)
+        else:
+            shutil.copy2(source, root / name)
+    (tmp_path / "outside").mkdir()
+    return root
+
+
+def move_out(repo: Path, name: str) -> Path:
+    """repo/name moved outside the repository and committed back as a link to it."""
+    outside = repo.parent / "outside" / name.replace("/", "-")
+    shutil.move(repo / name, outside)
+    (repo / name).symlink_to(outside)
+    return outside
+
+
+def one_line(run: object, line: str) -> str:
+    out = f"{run.stdout}{run.stderr}"  # type: ignore[attr-defined]
+    assert run.returncode == 1, out  # type: ignore[attr-defined]
+    assert "Traceback" not in out and line in out.splitlines(), out
+    assert SECRET not in out
+    return out
+
+
+def test_check_and_render_refuse_a_terms_folder_link_and_publish_nothing(repo: Path) -> None:
+    outside = move_out(repo, "terms")
+    (outside / "leak.yaml").write_text(f"name: {SECRET}\n", encoding="utf-8")
+    line = "terms:1:1: is a symbolic link; the terms folder and the folders above it are plain folders"
+    one_line(cudagloss(repo, "check", "--strict", "--no-cache", "terms"), line)
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()
+
+
+def test_render_refuses_a_templates_folder_link_and_publishes_nothing(repo: Path) -> None:
+    outside = move_out(repo, "templates")
+    for page in outside.iterdir():
+        page.write_text(SECRET, encoding="utf-8")
+    line = "templates:1:1: is a symbolic link; the templates folder and the folders above it are plain folders"
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()
+
+
+def test_render_refuses_a_theme_overrides_link(repo: Path) -> None:
+    outside = move_out(repo, "overrides")
+    for page in outside.rglob("*"):
+        if page.is_file():
+            page.write_text(SECRET, encoding="utf-8")
+    line = "overrides:1:1: is a symbolic link; the theme's custom_dir and the folders above it are plain folders"
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()
