@@ -75,3 +75,27 @@ def test_render_refuses_a_theme_overrides_link(repo: Path) -> None:
     line = "overrides:1:1: is a symbolic link; the theme's custom_dir and the folders above it are plain folders"
     one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
     assert not (repo / "site-tree").exists()
+
+
+DIAGRAMS = "terms/diagrams:1:1: is a symbolic link; the diagrams folder and the folders above it are plain folders"
+
+
+def test_check_and_render_refuse_a_diagrams_folder_link_and_publish_nothing(repo: Path) -> None:
+    outside = move_out(repo, "terms/diagrams")
+    for drawing in outside.glob("*.svg"):  # a drawing that would publish text from outside
+        drawing.write_text(drawing.read_text().replace("</svg>", f"<text>{SECRET}</text></svg>"), encoding="utf-8")
+    user = "(used by terms/jit-compilation.yaml)"
+    for args in (("check", "--strict", "--no-cache", "terms"), ("render", "--out", "site-tree")):
+        out = one_line(cudagloss(repo, *args), f"{DIAGRAMS} {user}")
+        assert all(line.startswith(DIAGRAMS) for line in out.splitlines() if "symbolic link" in line)
+    assert not (repo / "site-tree").exists()
+
+
+def test_a_diagram_file_link_inside_the_repository_is_refused_too(repo: Path) -> None:
+    drawing = repo / "terms" / "diagrams" / "jit-load-paths.svg"
+    shutil.move(drawing, repo / "jit-load-paths.svg")
+    drawing.symlink_to(Path("..") / ".." / "jit-load-paths.svg")
+    run = cudagloss(repo, "check", "--strict", "--no-cache", "terms")
+    out = run.stdout + run.stderr
+    assert run.returncode == 1 and "Traceback" not in out
+    assert "diagrams[0].file: 'diagrams/jit-load-paths.svg' cannot be read (a plain file is needed)" in out, out
