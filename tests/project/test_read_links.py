@@ -99,3 +99,12 @@ def test_a_diagram_file_link_inside_the_repository_is_refused_too(repo: Path) ->
     out = run.stdout + run.stderr
     assert run.returncode == 1 and "Traceback" not in out
     assert "diagrams[0].file: 'diagrams/jit-load-paths.svg' cannot be read (a plain file is needed)" in out, out
+
+
+def test_render_refuses_a_link_report_under_a_folder_link(repo: Path) -> None:
+    (repo / "reports").mkdir()
+    outside = move_out(repo, "reports")
+    (outside / "links.json").write_text(f'{{"checked": "{SECRET}"}}', encoding="utf-8")
+    line = "reports:1:1: is a symbolic link; the link report and the folders above it are plain folders"
+    one_line(cudagloss(repo, "render", "--out", "site-tree", "--link-report", "reports/links.json"), line)
+    assert not (repo / "site-tree").exists()
