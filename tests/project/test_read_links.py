@@ -108,3 +108,14 @@ def test_render_refuses_a_link_report_under_a_folder_link(repo: Path) -> None:
     line = "reports:1:1: is a symbolic link; the link report and the folders above it are plain folders"
     one_line(cudagloss(repo, "render", "--out", "site-tree", "--link-report", "reports/links.json"), line)
     assert not (repo / "site-tree").exists()
+
+
+def test_check_and_render_refuse_a_configuration_link(repo: Path) -> None:
+    outside = repo.parent / "outside" / "mkdocs.yml"
+    shutil.move(repo / "mkdocs.yml", outside)
+    outside.write_text(outside.read_text().replace("site_name:", f"site_name: {SECRET} #"), encoding="utf-8")
+    (repo / "mkdocs.yml").symlink_to(outside)
+    line = "mkdocs.yml:1:1: is a symbolic link; the configuration and the folders above it are plain folders"
+    one_line(cudagloss(repo, "check", "--strict", "--no-cache", "terms"), line)
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cudagloss.errors import GlossaryError, UsageError, did_you_mean, display_path
-from cudagloss.files.inside import read_link_mistake
+from cudagloss.files.inside import read_link_mistake, refuse_read_links
 from cudagloss.model.project import (
     CONFIG,
     DEFAULT_EDIT_URI_TEMPLATE,
@@ -57,9 +57,11 @@ def _env(environ: Mapping[str, str]) -> Any:
 
 
 def load_project(config: Path = Path(CONFIG), environ: Mapping[str, str] = os.environ) -> Project:
-    """The project of a mkdocs.yml, or the defaults beside it where there is none; UsageError
+    """The project of a mkdocs.yml, or the defaults beside it where there is none; GlossaryError
+    (one line) for a link at it or a folder above it from the working folder down; UsageError
     (one line) when it cannot be read, ProjectError for a mistake in a setting. PyYAML is
     imported only here: a GPU node without it runs experiments named on its command line."""
+    refuse_read_links(config, None, "the configuration")  # a committed link: settings from anywhere
     if not config.exists():  # the folders as the user names them (paths show so); the root absolute
         return dataclasses.replace(Project.default(config.parent), root=Path(os.path.abspath(config.parent)))
     import yaml
