@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from cudagloss.files.inside import HINT
 
 SECRET = "s3cr3t-BENCH-9c2e"
 
@@ -78,3 +79,29 @@ def test_a_result_file_link_is_refused_and_nothing_is_published(repo: Path) -> N
     line = "bench/results/check.json:1:1: is a symbolic link; a benchmark result and the folders above it"
     line += " are plain folders"
     refused(repo, line)
+
+
+def test_screenshots_are_never_written_through_a_committed_artifacts_link(tmp_path: Path) -> None:
+    """tests/e2e writes every screenshot through browsing.screenshot_path: a committed
+    test-artifacts link (or a link as one screenshot) fails the test with one line, and the
+    user's file it points at is never opened."""
+    from browsing import screenshot_path
+
+    root, user = tmp_path / "repo", tmp_path / "users-files"
+    root.mkdir()
+    user.mkdir()
+    (user / "home-light.png").write_text("the user's own file\n")
+    (root / "test-artifacts").symlink_to(user)
+    with pytest.raises(pytest.fail.Exception) as caught:
+        screenshot_path(root / "test-artifacts", "home-light.png", root)
+    assert str(caught.value) == "test-artifacts is a symbolic link: refusing to write through it; " + HINT
+    (root / "test-artifacts").unlink()
+    (root / "test-artifacts").mkdir()
+    (root / "test-artifacts" / "home-light.png").symlink_to(user / "home-light.png")
+    with pytest.raises(pytest.fail.Exception) as caught:
+        screenshot_path(root / "test-artifacts", "home-light.png", root)
+    assert str(caught.value).startswith("test-artifacts/home-light.png is a symbolic link")
+    assert (user / "home-light.png").read_text() == "the user's own file\n"
+    assert screenshot_path(root / "test-artifacts", "home-dark.png", root) == str(
+        root / "test-artifacts" / "home-dark.png"
+    )
