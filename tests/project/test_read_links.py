@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, cudagloss
+from sitebuild import build
 
-PROJECT = ("terms", "templates", "measurements", "docs", "overrides", "mkdocs.yml")
+PROJECT = ("terms", "templates", "measurements", "docs", "overrides", "site_hooks", "src", "mkdocs.yml")
 SECRET = "s3cr3t-0UTSIDE-77b1"
 
 
@@ -119,3 +120,17 @@ def test_check_and_render_refuse_a_configuration_link(repo: Path) -> None:
     one_line(cudagloss(repo, "check", "--strict", "--no-cache", "terms"), line)
     one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
     assert not (repo / "site-tree").exists()
+
+
+@pytest.mark.builders
+def test_the_preview_build_refuses_a_templates_folder_link_and_publishes_nothing(repo: Path) -> None:
+    """mkdocs build (and serve) through the hooks: the same guard, before a template is read."""
+    outside = move_out(repo, "templates")
+    for page in outside.iterdir():
+        page.write_text(SECRET, encoding="utf-8")
+    run = build(repo / "mkdocs.yml", repo / "site", PYTHONPATH=str(ROOT / "src"))
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and SECRET not in out, out
+    line = "templates:1:1: is a symbolic link; the templates folder and the folders above it are plain folders"
+    assert any(s.rstrip().endswith(line) for s in out.splitlines()), out
+    assert "Traceback" not in out and not (repo / "site" / "index.html").exists()

@@ -144,10 +144,10 @@ def _commit(value: object, config: Path) -> str | None:
     return value
 
 
-def require_folders(project: Project, config: Path) -> None:
+def refuse_folder_links(project: Project) -> None:
     """GlossaryError (one line) for a terms, templates or theme folder that is, or lies under, a
-    symbolic link from the project's root down (its files would be read from anywhere: the rule
-    writes follow); UsageError for a terms or templates folder that is not there."""
+    symbolic link from the project's root down: its files would be read, and published, from
+    anywhere (read_link_mistake, the rule writes follow). Render, export and the preview alike."""
     named = (
         ("the terms folder", project.terms_dir),
         ("the templates folder", project.templates_dir),
@@ -156,6 +156,12 @@ def require_folders(project: Project, config: Path) -> None:
     for what, folder in named:
         if folder is not None and (mistake := read_link_mistake(folder, project.root, what)) is not None:
             raise GlossaryError([mistake])
+
+
+def require_folders(project: Project, config: Path) -> None:
+    """GlossaryError for a folder under a link (refuse_folder_links); UsageError for a terms or
+    templates folder that is not there."""
+    refuse_folder_links(project)
     for folder in (project.terms_dir, project.templates_dir):
         if not folder.is_dir():
             raise UsageError(f"no folder {display_path(folder)} (named in {display_path(config)})")
