@@ -134,3 +134,13 @@ def test_the_preview_build_refuses_a_templates_folder_link_and_publishes_nothing
     line = "templates:1:1: is a symbolic link; the templates folder and the folders above it are plain folders"
     assert any(s.rstrip().endswith(line) for s in out.splitlines()), out
     assert "Traceback" not in out and not (repo / "site" / "index.html").exists()
+
+
+def test_render_refuses_a_template_file_link_and_publishes_nothing(repo: Path) -> None:
+    secret = repo.parent / "outside" / "term.md.j2"
+    secret.write_text(SECRET, encoding="utf-8")
+    (repo / "templates" / "term.md.j2").unlink()
+    (repo / "templates" / "term.md.j2").symlink_to(secret)
+    line = "templates/term.md.j2:1:1: is a symbolic link; a template and the folders above it are plain folders"
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()
