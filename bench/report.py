@@ -14,8 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import RESULTS, ROOT
 
+from cudagloss.boundary import guarded
 from cudagloss.files.atomic import write_text_atomic
-from cudagloss.files.inside import refuse_links
+from cudagloss.files.inside import refuse_links, refuse_read_links
 
 ORDER = ["build", "check", "serve", "links", "verify", "byline", "hostile"]
 
@@ -35,8 +36,21 @@ def _summary(found: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _result(path: Path) -> dict[str, Any]:
+    """One benchmark's result, never read through a committed link at it or a folder above it
+    (it would be published in README.md from anywhere): one line, as every read is guarded."""
+    refuse_read_links(path, ROOT, "a benchmark result")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
 def main() -> int:
-    found = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(RESULTS.glob("*.json"))}
+    return guarded("python bench/report.py", _write)
+
+
+def _write() -> int:
+    refuse_read_links(RESULTS, ROOT, "the results folder")
+    found = {p.stem: _result(p) for p in sorted(RESULTS.glob("*.json"))}
     lines = [
         "# Benchmark results",
         "",

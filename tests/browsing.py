@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 
 from conftest import ROOT
+from cudagloss.errors import UsageError
+from cudagloss.files.inside import refuse_links
 from sitebuild import build
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -87,3 +89,15 @@ def browser() -> Iterator[Any]:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield chromium
         chromium.close()
+
+
+def screenshot_path(folder: Path, name: str, root: Path = ROOT) -> str:
+    """Where a screenshot named name goes in folder (created), never through a committed link at
+    the file or a folder above it from root down (refuse_links, the rule every write follows): a
+    test-artifacts link would have the browser overwrite a file anywhere. One line, no traceback."""
+    try:
+        refuse_links(folder / name, root)
+    except UsageError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / name)

@@ -141,9 +141,8 @@ CHARTED = ("memory-latency", "memory-bandwidth", "pinned-memory", "occupancy")
 def test_a_chart_reads_at_a_phones_width_in_both_palettes(browser: Any, base: str, palette: str) -> None:
     """At 390 px the chart fits the column, its smallest text is drawn at 9 px or more, the series
     take the palette's colours, and each point is a link the keyboard reaches."""
-    from test_browser import ARTIFACTS
+    from test_browser import shot
 
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     colours = set()
     with _visit(browser, base, color_scheme=palette, viewport={"width": 390, "height": 844}) as reader:
         for slug in CHARTED:
@@ -171,7 +170,7 @@ def test_a_chart_reads_at_a_phones_width_in_both_palettes(browser: Any, base: st
             )
             page.keyboard.press("Tab")
             assert page.evaluate("el => document.activeElement === el", point), slug
-            figure.screenshot(path=str(ARTIFACTS / f"chart-{slug}-{palette}-390.png"))
+            figure.screenshot(path=shot(f"chart-{slug}-{palette}-390.png"))
         assert reader.problems == []
     expected = {"light": "rgb(0, 105, 173)", "dark": "rgb(99, 183, 240)"}[palette]
     assert colours == {expected}
@@ -184,9 +183,8 @@ DIAGRAMS = ("memory-latency", "streaming-multiprocessor", "warp-divergence", "th
 def test_diagrams_follow_the_palette_and_read_at_a_phones_width(browser: Any, base: str, palette: str) -> None:
     """Each diagram fits the column at 390 px with no text under 8.5 px; one drawn in two files
     shows the file of the palette; one file follows the palette through its classes."""
-    from test_browser import ARTIFACTS
+    from test_browser import shot
 
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with _visit(browser, base, color_scheme=palette, viewport={"width": 390, "height": 844}) as reader:
         for slug in DIAGRAMS:
             page = reader.open(f"terms/{slug}/")
@@ -201,7 +199,7 @@ def test_diagrams_follow_the_palette_and_read_at_a_phones_width(browser: Any, ba
                 visible.element_handle(),
             )
             assert smallest >= 8.5, (slug, smallest)
-            figure.screenshot(path=str(ARTIFACTS / f"diagram-{slug}-{palette}-390.png"))
+            figure.screenshot(path=shot(f"diagram-{slug}-{palette}-390.png"))
             if slug == "thread-block":
                 shown = figure.locator(".cg-diagram-dark" if palette == "dark" else ".cg-diagram-light")
                 assert shown.is_visible(), palette

@@ -20,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from browsing import screenshot_path
 from conftest import ROOT
 from cudagloss.model.project import Project
 from sitebuild import REPO_TERMS
@@ -27,6 +28,11 @@ from sitebuild import REPO_TERMS
 pytestmark = [pytest.mark.browser, pytest.mark.builders]
 
 ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", ROOT / "test-artifacts"))
+
+
+def shot(name: str) -> str:
+    """A screenshot's path in ARTIFACTS, refused (one line) through a committed link."""
+    return screenshot_path(ARTIFACTS, name)
 
 
 class Reader:
@@ -216,21 +222,20 @@ def _background(page: Any) -> str:
 
 
 def test_light_and_dark_palettes_both_render(reader: Reader) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page = reader.open("")
     assert page.evaluate("document.body.dataset.mdColorScheme") == "default"
     light = _background(page)
-    page.screenshot(path=str(ARTIFACTS / "home-light.png"), full_page=True)
+    page.screenshot(path=shot("home-light.png"), full_page=True)
     page = reader.open("terms/jit-compilation/")
-    page.screenshot(path=str(ARTIFACTS / "jit-compilation-light.png"), full_page=True)
+    page.screenshot(path=shot("jit-compilation-light.png"), full_page=True)
     page.locator("label[title='Switch to dark mode']").click()
     page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
     dark = _background(page)
     assert light != dark
-    page.screenshot(path=str(ARTIFACTS / "jit-compilation-dark.png"), full_page=True)
+    page.screenshot(path=shot("jit-compilation-dark.png"), full_page=True)
     page = reader.open("")  # the choice is remembered from page to page
     assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
-    page.screenshot(path=str(ARTIFACTS / "home-dark.png"), full_page=True)
+    page.screenshot(path=shot("home-dark.png"), full_page=True)
     assert reader.problems == []
 
 
@@ -248,8 +253,7 @@ def test_a_phone_sized_screen_has_no_horizontal_scroll(browser: Any, base: str, 
         if width[0] > width[1]:
             wide.append(f"{path}: {width[0]}px wide in {width[1]}px")
     page = reader.open("terms/jit-compilation/")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "jit-compilation-phone.png"), full_page=True)
+    page.screenshot(path=shot("jit-compilation-phone.png"), full_page=True)
     context.close()
     assert wide == [], "\n".join(wide)
     assert reader.problems == []

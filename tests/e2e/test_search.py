@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 import pytest
-from test_browser import ARTIFACTS, Reader
+from test_browser import Reader, shot
 
 from conftest import ROOT
 from cudagloss.model.project import Project
@@ -169,8 +169,7 @@ def test_enter_opens_the_term_put_first(searcher: Reader, query: str, slug: str,
     if shown:
         assert first.inner_text().startswith(shown)
     assert page.locator(".md-search-result .md-tags").evaluate_all("els => els.filter(e => e.offsetParent)") == []
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"search-{slug}.png"))
+    page.screenshot(path=shot(f"search-{slug}.png"))
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(f"/terms/{slug}/"))
     assert searcher.problems == []

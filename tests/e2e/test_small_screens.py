@@ -16,7 +16,7 @@ from typing import Any
 
 import axe
 import pytest
-from test_browser import ARTIFACTS, Reader
+from test_browser import Reader, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.builders]
 
@@ -72,7 +72,6 @@ def test_measured_values_are_on_screen_and_tables_stay_tables(browser: Any, base
     first visit), not by clicking the toggle: the toggle's tooltip fading out is what axe read,
     at whatever contrast the fade had reached, when the palette was switched in place."""
     width = WIDTHS[screen]
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for palette, scheme in PALETTES.items():
         context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=palette)
         reader = Reader(context.new_page(), base)
@@ -91,7 +90,7 @@ def test_measured_values_are_on_screen_and_tables_stay_tables(browser: Any, base
                     "el => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 80)"
                 )
                 page.screenshot(
-                    path=str(ARTIFACTS / f"{path.strip('/').replace('/', '-')}-{width}-{palette}.png"),
+                    path=shot(f"{path.strip('/').replace('/', '-')}-{width}-{palette}.png"),
                     animations="disabled",
                 )
                 if screen == "phone" and path in CHECKED_BY_AXE:

@@ -158,22 +158,38 @@ def test_the_sections_file_is_held_to_the_same_rule(repo: Path, kind: str) -> No
     assert not any(SECRET in m for _, m in found)
 
 
+FOLDER_LINK = "is a symbolic link; the terms folder and the folders above it are plain folders"
+
+
 def test_a_terms_folder_linked_out_of_the_repository_is_refused_once(repo: Path) -> None:
     elsewhere = repo.parent / "outside" / "terms"
     shutil.move(repo / "terms", elsewhere)
     (elsewhere / "leak.yaml").write_text(term_text("Leaked", SECRET), encoding="utf-8")
     (repo / "terms").symlink_to(elsewhere)
-    assert problems(repo) == [
-        ("terms:1:1", "is a symbolic link to a folder outside the repository; it would publish its files")
-    ]
+    assert problems(repo) == [("terms:1:1", FOLDER_LINK)]
     run = cudagloss(repo, "check", "terms", timeout=60)
     assert run.returncode == 1 and SECRET not in run.stdout + run.stderr
 
 
-def test_a_terms_folder_linked_inside_the_repository_loads(repo: Path) -> None:
+def test_a_terms_folder_linked_inside_the_repository_is_refused_too(repo: Path) -> None:
+    """The rule writes follow: no link at any component from the repository root."""
     shutil.move(repo / "terms", repo / "glossary")
     (repo / "terms").symlink_to("glossary")
-    assert problems(repo) == []
+    assert problems(repo) == [("terms:1:1", FOLDER_LINK)]
+
+
+def test_a_link_above_the_terms_folder_is_refused_by_check(repo: Path) -> None:
+    """`content/terms` where `content` is a committed link out of the repository: one line, no
+    traceback, nothing of the outside folder read."""
+    outside = repo.parent / "outside" / "content"
+    shutil.move(repo / "terms", outside / "terms")
+    (outside / "terms" / "leak.yaml").write_text(term_text("Leaked", SECRET), encoding="utf-8")
+    (repo / "content").symlink_to(outside)
+    run = cudagloss(repo, "check", "--no-cache", "content/terms", timeout=60)
+    output = run.stdout + run.stderr
+    assert run.returncode == 1 and "Traceback" not in output, output
+    assert f"content:1:1: {FOLDER_LINK}" in output.splitlines(), output
+    assert SECRET not in output and "Leaked" not in output
 
 
 def test_without_a_root_the_terms_folders_parent_is_the_boundary(repo: Path) -> None:

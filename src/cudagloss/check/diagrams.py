@@ -14,6 +14,7 @@ from pathlib import Path
 from cudagloss.check.charts import at
 from cudagloss.check.typed_numbers import allowed, find
 from cudagloss.errors import Diagnostic
+from cudagloss.files.inside import read_link_mistake
 from cudagloss.model.corpus import Facts, LoadedTerm
 from cudagloss.model.directives import scan
 from cudagloss.model.measurements import CitationError, MeasurementSet, resolve
@@ -58,7 +59,11 @@ def _file(
         yield at(t, field, f"'{file}' is not a file under diagrams/", "name it diagrams/<name>.svg")
         return
     path = diagrams_root(t) / file
-    try:
+    link = read_link_mistake(path.parent, diagrams_root(t), "the diagrams folder")  # its files: from anywhere
+    if link is not None:
+        yield Diagnostic(str(Path(t.path).parent / link.path), 1, 1, f"{link.message} (used by {t.path})", link.hint)
+        return
+    try:  # a link as the file itself is refused here, at the term's field
         data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
     except OSError:
         data = None

@@ -9,6 +9,7 @@ from pathlib import Path
 from cudagloss.errors import ExitCode, UsageError, display_path
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.files.inside import refuse_links
+from cudagloss.load.project import refuse_folder_links
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -17,6 +18,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     project = args.project.for_terms(Path(args.terms)) if args.terms else args.project
     if args.site_url is not None:
         project = dataclasses.replace(project, site_url=args.site_url or None)
+    refuse_folder_links(project)  # terms and templates: never read through a committed link
     if not project.templates_dir.is_dir():
         beside = display_path(project.terms_dir)
         raise UsageError(f"no templates folder beside {beside} (looked for {display_path(project.templates_dir)})")

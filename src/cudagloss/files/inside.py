@@ -1,4 +1,4 @@
-"""Where we may write: never through a symbolic link inside the repository.
+"""Where we may read and write: never through a symbolic link inside the repository.
 
 A pull request can commit a link where a command writes (`site`, `build`, `export/llms-full.txt`,
 a measurement file): writing through it would replace or delete files anywhere the link points.
@@ -6,6 +6,10 @@ Every path a command writes, replaces or empties is checked here first, componen
 from the repository root (the working folder) down, without following links; the first link
 found is refused with one line before anything is touched. A path the user names outside the
 repository is theirs: only its last component is checked (a link there would be replaced).
+
+Reads follow the same rule (first_link): a folder that an input names (the terms folder, the
+diagrams under it, templates, the measurements) is refused when it, or a folder above it up to the
+repository root, is a link, with one diagnostic and nothing read.
 """
 
 from __future__ import annotations
@@ -13,15 +17,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cudagloss.errors import UsageError
+from cudagloss.errors import Diagnostic, GlossaryError, UsageError
 
 HINT = "a pull request may have committed it: remove the link (git rm) and run again"
+READ_HINT = "a pull request may have committed it: remove the link (git rm), keep the files in the repository"
 
 
-def refuse_links(path: Path, root: Path | None = None) -> None:
-    """UsageError if path, or a folder on the way to it at or below root (default: the working
-    folder), is a symbolic link; nothing is created or followed. The link's own target is not
-    shown: it is text from the repository, and could be anything."""
+def first_link(path: Path, root: Path | None = None) -> str | None:
+    """The first component of path, from root (default: the working folder) down, that is a
+    symbolic link, as a diagnostic shows it (the path alone when it is outside root); None when
+    there is none. Nothing is followed or opened. The one rule for reads and writes alike."""
     absolute = Path(os.path.abspath(path))
     top = Path(os.path.abspath(root if root is not None else Path.cwd()))
     if absolute.is_relative_to(top):
@@ -29,6 +34,29 @@ def refuse_links(path: Path, root: Path | None = None) -> None:
         steps = [(top.joinpath(*parts[: i + 1]), "/".join(parts[: i + 1])) for i in range(len(parts))]
     else:
         steps = [(absolute, absolute.as_posix())]
-    for step, shown in steps:
-        if step.is_symlink():
-            raise UsageError(f"{ascii(shown)[1:-1]} is a symbolic link: refusing to write through it; {HINT}")
+    found = next((shown for step, shown in steps if step.is_symlink()), None)
+    return None if found is None else found if found.isascii() and found.isprintable() else ascii(found)[1:-1]
+
+
+def refuse_links(path: Path, root: Path | None = None) -> None:
+    """UsageError if path, or a folder on the way to it at or below root (default: the working
+    folder), is a symbolic link; nothing is created or followed. The link's own target is not
+    shown: it is text from the repository, and could be anything."""
+    if (shown := first_link(path, root)) is not None:
+        raise UsageError(f"{shown} is a symbolic link: refusing to write through it; {HINT}")
+
+
+def read_link_mistake(path: Path, root: Path | None = None, what: str = "it") -> Diagnostic | None:
+    """Why path may not be read: a component of it from root (default: the working folder) down
+    is a symbolic link, whose files would be read, and published, from anywhere. what names the
+    file or folder in the message ("the terms folder"). None when path may be read."""
+    shown = first_link(path, root)
+    if shown is None:
+        return None
+    return Diagnostic(shown, 1, 1, f"is a symbolic link; {what} and the folders above it are plain folders", READ_HINT)
+
+
+def refuse_read_links(path: Path, root: Path | None = None, what: str = "it") -> None:
+    """GlossaryError (one diagnostic, read_link_mistake) when path may not be read."""
+    if (mistake := read_link_mistake(path, root, what)) is not None:
+        raise GlossaryError([mistake])

@@ -16,6 +16,7 @@ from cudagloss.check.typed_numbers import fact_mistakes
 from cudagloss.check.validate import corpus_diagnostics, term_diagnostics
 from cudagloss.check.worked import fact_value_mistakes
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
+from cudagloss.files.inside import first_link
 from cudagloss.load.cache import CheckCache, Checked, context_digest, digest, folder_digest
 from cudagloss.load.changes import Changes
 from cudagloss.load.facts import FACTS_FILE, load_facts
@@ -97,7 +98,7 @@ def _run(
         measurements.fingerprint if measurements is not None else "no measurements",
         repr(facts),
         folder_shown,
-        folder_digest(folder / DIAGRAMS_DIR),
+        folder_digest(folder / DIAGRAMS_DIR) if first_link(folder / DIAGRAMS_DIR, folder) is None else "a link",
     )
     store = CheckCache.open(folder, context) if cache else CheckCache(None, context)
     terms: list[LoadedTerm] = []

@@ -14,6 +14,7 @@ from typing import Any
 
 from cudagloss.check.fields import DATE_SLACK, utc_today
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
+from cudagloss.files.inside import refuse_read_links
 from cudagloss.model.limits import COUNT_MAX
 from cudagloss.model.link_checks import QUOTE_RESULTS, REACHABLE, RESULTS, LinkCheck, LinkChecks
 from cudagloss.text import strictjson
@@ -28,7 +29,8 @@ HINT = "pass the file `cudagloss links --format json` printed, unchanged (or lea
 
 
 def load_link_report(path: Path) -> LinkChecks:
-    """The report's day and each URL's result; GlossaryError naming every problem."""
+    """The report's day and each URL's result; GlossaryError naming every problem (one line for
+    a link at the file or a folder above it, from the working folder down: refuse_read_links)."""
     shown = display_path(path)
 
     def problem(offset: int | None, message: str) -> GlossaryError:
@@ -36,6 +38,7 @@ def load_link_report(path: Path) -> LinkChecks:
         return GlossaryError([Diagnostic(shown, line, col, message, HINT)])
 
     text = ""
+    refuse_read_links(path, None, "the link report")  # a committed link, at the file or above: read from anywhere
     try:
         with path.open("rb") as f:
             raw = f.read(MAX_BYTES + 1)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, GlossaryError, UsageError, display_path
+from cudagloss.files.inside import first_link
 from cudagloss.model.cards import Seen, card_of, conflicts, run_stamp
 from cudagloss.model.measurement import (
     HINT,
@@ -130,14 +131,7 @@ def _experiment_folders(folder: Path, root: Path | None, diagnostics: list[Diagn
 def _linked(folder: Path, root: Path | None) -> str | None:
     """The first component of folder, from root down (the folder alone without a root, or
     outside it), that is a symbolic link, as a diagnostic shows it; None when there is none."""
-    absolute = Path(os.path.abspath(folder))
-    top = Path(os.path.abspath(root)) if root is not None else None
-    if top is not None and absolute.is_relative_to(top):
-        parts = absolute.relative_to(top).parts
-        steps = [(top.joinpath(*parts[: i + 1]), "/".join(parts[: i + 1])) for i in range(len(parts))]
-    else:
-        steps = [(absolute, absolute.as_posix())]
-    return next((shown for step, shown in steps if step.is_symlink()), None)
+    return first_link(folder, root if root is not None else Path(os.path.abspath(folder)).parent)
 
 
 def load_measurements(
@@ -150,10 +144,9 @@ def load_measurements(
     for entry in catalog or []:
         found.experiments[entry.id] = ExperimentRecord(entry.id, entry)
     if (link := _linked(folder, root)) is not None:  # its files would be read, and published, from anywhere
-        shown = link if link.isascii() and link.isprintable() else ascii(link)[1:-1]
         _refuse(
             diagnostics,
-            shown,
+            link,
             "is a symbolic link; the measurements folder and the folders above it are plain folders",
             "a pull request may have committed it: remove the link (git rm), keep the measurements in the repository",
         )

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cudagloss.errors import UsageError, did_you_mean, display_path
+from cudagloss.errors import GlossaryError, UsageError, did_you_mean, display_path
+from cudagloss.files.inside import read_link_mistake, refuse_read_links
 from cudagloss.model.project import (
     CONFIG,
     DEFAULT_EDIT_URI_TEMPLATE,
@@ -56,9 +57,11 @@ def _env(environ: Mapping[str, str]) -> Any:
 
 
 def load_project(config: Path = Path(CONFIG), environ: Mapping[str, str] = os.environ) -> Project:
-    """The project of a mkdocs.yml, or the defaults beside it where there is none; UsageError
+    """The project of a mkdocs.yml, or the defaults beside it where there is none; GlossaryError
+    (one line) for a link at it or a folder above it from the working folder down; UsageError
     (one line) when it cannot be read, ProjectError for a mistake in a setting. PyYAML is
     imported only here: a GPU node without it runs experiments named on its command line."""
+    refuse_read_links(config, None, "the configuration")  # a committed link: settings from anywhere
     if not config.exists():  # the folders as the user names them (paths show so); the root absolute
         return dataclasses.replace(Project.default(config.parent), root=Path(os.path.abspath(config.parent)))
     import yaml
@@ -141,8 +144,24 @@ def _commit(value: object, config: Path) -> str | None:
     return value
 
 
+def refuse_folder_links(project: Project) -> None:
+    """GlossaryError (one line) for a terms, templates or theme folder that is, or lies under, a
+    symbolic link from the project's root down: its files would be read, and published, from
+    anywhere (read_link_mistake, the rule writes follow). Render, export and the preview alike."""
+    named = (
+        ("the terms folder", project.terms_dir),
+        ("the templates folder", project.templates_dir),
+        ("the theme's custom_dir", project.custom_dir),
+    )
+    for what, folder in named:
+        if folder is not None and (mistake := read_link_mistake(folder, project.root, what)) is not None:
+            raise GlossaryError([mistake])
+
+
 def require_folders(project: Project, config: Path) -> None:
-    """UsageError for a terms or templates folder that is not there."""
+    """GlossaryError for a folder under a link (refuse_folder_links); UsageError for a terms or
+    templates folder that is not there."""
+    refuse_folder_links(project)
     for folder in (project.terms_dir, project.templates_dir):
         if not folder.is_dir():
             raise UsageError(f"no folder {display_path(folder)} (named in {display_path(config)})")

@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
+from cudagloss.files.inside import read_link_mistake
 from cudagloss.load.convert import parse_file
 from cudagloss.model.corpus import LoadedTerm
 from cudagloss.model.positions import Positions
@@ -47,13 +48,14 @@ def boundary(folder: Path, root: Path | None) -> Path:
 
 
 def folder_mistake(folder: Path, root: Path | None) -> Diagnostic | None:
-    """Why folder cannot be read as a terms folder: it is not a folder, or it is a link to
-    one outside the repository (whose files would be published)."""
+    """Why folder cannot be read as a terms folder: it, or a folder above it up to the root (the
+    terms folder's parent without one), is a symbolic link, whose files would be read, and
+    published, from anywhere (read_link_mistake, the rule writes follow too); or it is not a folder."""
+    mistake = read_link_mistake(folder, root if root is not None else folder.absolute().parent, "the terms folder")
+    if mistake is not None:
+        return mistake
     if not folder.is_dir():
         return Diagnostic(display_path(folder, root), 1, 1, "not a folder of term files", "pass the terms/ folder")
-    if folder.is_symlink() and not folder.resolve().is_relative_to(boundary(folder, root)):
-        message = "is a symbolic link to a folder outside the repository; it would publish its files"
-        return Diagnostic(shown_path(folder, root), 1, 1, message, "keep the terms in the repository")
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cudagloss.load.glossary import load_glossary
+from cudagloss.load.project import refuse_folder_links
 from cudagloss.model.corpus import Corpus
 from cudagloss.model.project import Project
 from cudagloss.site.export import Exporter
@@ -15,6 +16,7 @@ from cudagloss.site.state import RenderState
 def build_site_content(project: Project, *, state: RenderState | None = None) -> tuple[SiteContent, Corpus]:
     """Every generated page and the navigation, the search's names index, and the corpus (for
     its warnings); state, what the preview remembers between builds (a fresh one when None)."""
+    refuse_folder_links(project)  # the preview (mkdocs serve/build) reads them too: never through a link
     renderer = Renderer(load_glossary(project), project, state=state)
     content = renderer.site()
     content.files.append(names_file(renderer.corpus))

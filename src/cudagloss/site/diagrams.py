@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from cudagloss.files.inside import first_link
 from cudagloss.model.chart_spec import Diagram
 from cudagloss.model.display import one_number
 from cudagloss.model.measurements import CitationError, MeasurementSet, resolve
@@ -39,7 +40,7 @@ def read_svg(root: Path, file: str) -> str:
     """A diagram file's text; CitationError when it cannot be read or is too large."""
     path = root / file
     try:
-        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        data = path.read_bytes() if path.is_file() and first_link(path, root) is None else None
     except OSError:
         data = None
     if data is None:
@@ -58,6 +59,8 @@ def files_key(root: Path, term: Term) -> tuple[str, ...]:
     for d in term.diagrams:
         for file in filter(None, (d.file, d.dark)):
             try:
+                if first_link(root / file, root) is not None:  # never read through a committed link
+                    raise OSError
                 out.append(hashlib.sha256((root / file).read_bytes()).hexdigest())
             except OSError:
                 out.append("")

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import jinja2
+from jinja2.loaders import split_template_path
 from markupsafe import Markup
 from markupsafe import escape as markupsafe_escape
 
+from cudagloss.errors import GlossaryError, display_path
+from cudagloss.files.inside import read_link_mistake
 from cudagloss.model.term import PENDING
 from cudagloss.site import escape
 from cudagloss.site.set_apart import set_apart
@@ -58,10 +62,27 @@ def _join(items: object, separator: str = ", ") -> Markup:
     )
 
 
+class _PlainTemplates(jinja2.FileSystemLoader):
+    """Templates read only as plain files of the folder: a committed link as a template (or as a
+    folder under the templates folder) is refused with one line (read_link_mistake), never
+    followed; the templates folder itself is guarded before (load.project.refuse_folder_links)."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(str(folder))
+        self.folder = folder
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        path = self.folder.joinpath(*split_template_path(template))  # TemplateNotFound for '..'
+        if (mistake := read_link_mistake(path, self.folder, "a template")) is not None:
+            shown = f"{display_path(self.folder)}/{mistake.path}"
+            raise GlossaryError([dataclasses.replace(mistake, path=shown)])
+        return super().get_source(environment, template)
+
+
 def make_environment(templates_dir: Path, bytecode: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
     """Our templates' environment; bytecode, the render state's compiled templates."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir)),
+        loader=_PlainTemplates(templates_dir),
         autoescape=True,
         finalize=_finalize,
         undefined=jinja2.StrictUndefined,

@@ -1,0 +1,146 @@
+"""Reads through committed folder links (issue 39, class 1): a pull request can commit a link at
+a folder an input names, or at a folder above it; every read of the repository goes through one
+guard (cudagloss.files.inside.read_link_mistake, the rule writes follow) that refuses a link at
+any component from the repository root with one line, and nothing from outside is read or
+published. A copy of the glossary, real links, the real CLI.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, cudagloss
+from sitebuild import build
+
+PROJECT = ("terms", "templates", "measurements", "docs", "overrides", "site_hooks", "src", "mkdocs.yml")
+SECRET = "s3cr3t-0UTSIDE-77b1"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A copy of the glossary as a pull request's checkout, beside a folder outside it."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name in PROJECT:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, root / name)
+        else:
+            shutil.copy2(source, root / name)
+    (tmp_path / "outside").mkdir()
+    return root
+
+
+def move_out(repo: Path, name: str) -> Path:
+    """repo/name moved outside the repository and committed back as a link to it."""
+    outside = repo.parent / "outside" / name.replace("/", "-")
+    shutil.move(repo / name, outside)
+    (repo / name).symlink_to(outside)
+    return outside
+
+
+def one_line(run: object, line: str) -> str:
+    out = f"{run.stdout}{run.stderr}"  # type: ignore[attr-defined]
+    assert run.returncode == 1, out  # type: ignore[attr-defined]
+    assert "Traceback" not in out and line in out.splitlines(), out
+    assert SECRET not in out
+    return out
+
+
+def test_check_and_render_refuse_a_terms_folder_link_and_publish_nothing(repo: Path) -> None:
+    outside = move_out(repo, "terms")
+    (outside / "leak.yaml").write_text(f"name: {SECRET}\n", encoding="utf-8")
+    line = "terms:1:1: is a symbolic link; the terms folder and the folders above it are plain folders"
+    one_line(cudagloss(repo, "check", "--strict", "--no-cache", "terms"), line)
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()
+
+
+def test_render_refuses_a_templates_folder_link_and_publishes_nothing(repo: Path) -> None:
+    outside = move_out(repo, "templates")
+    for page in outside.iterdir():
+        page.write_text(SECRET, encoding="utf-8")
+    line = "templates:1:1: is a symbolic link; the templates folder and the folders above it are plain folders"
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()
+
+
+def test_render_refuses_a_theme_overrides_link(repo: Path) -> None:
+    outside = move_out(repo, "overrides")
+    for page in outside.rglob("*"):
+        if page.is_file():
+            page.write_text(SECRET, encoding="utf-8")
+    line = "overrides:1:1: is a symbolic link; the theme's custom_dir and the folders above it are plain folders"
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()
+
+
+DIAGRAMS = "terms/diagrams:1:1: is a symbolic link; the diagrams folder and the folders above it are plain folders"
+
+
+def test_check_and_render_refuse_a_diagrams_folder_link_and_publish_nothing(repo: Path) -> None:
+    outside = move_out(repo, "terms/diagrams")
+    for drawing in outside.glob("*.svg"):  # a drawing that would publish text from outside
+        drawing.write_text(drawing.read_text().replace("</svg>", f"<text>{SECRET}</text></svg>"), encoding="utf-8")
+    user = "(used by terms/jit-compilation.yaml)"
+    for args in (("check", "--strict", "--no-cache", "terms"), ("render", "--out", "site-tree")):
+        out = one_line(cudagloss(repo, *args), f"{DIAGRAMS} {user}")
+        assert all(line.startswith(DIAGRAMS) for line in out.splitlines() if "symbolic link" in line)
+    assert not (repo / "site-tree").exists()
+
+
+def test_a_diagram_file_link_inside_the_repository_is_refused_too(repo: Path) -> None:
+    drawing = repo / "terms" / "diagrams" / "jit-load-paths.svg"
+    shutil.move(drawing, repo / "jit-load-paths.svg")
+    drawing.symlink_to(Path("..") / ".." / "jit-load-paths.svg")
+    run = cudagloss(repo, "check", "--strict", "--no-cache", "terms")
+    out = run.stdout + run.stderr
+    assert run.returncode == 1 and "Traceback" not in out
+    assert "diagrams[0].file: 'diagrams/jit-load-paths.svg' cannot be read (a plain file is needed)" in out, out
+
+
+def test_render_refuses_a_link_report_under_a_folder_link(repo: Path) -> None:
+    (repo / "reports").mkdir()
+    outside = move_out(repo, "reports")
+    (outside / "links.json").write_text(f'{{"checked": "{SECRET}"}}', encoding="utf-8")
+    line = "reports:1:1: is a symbolic link; the link report and the folders above it are plain folders"
+    one_line(cudagloss(repo, "render", "--out", "site-tree", "--link-report", "reports/links.json"), line)
+    assert not (repo / "site-tree").exists()
+
+
+def test_check_and_render_refuse_a_configuration_link(repo: Path) -> None:
+    outside = repo.parent / "outside" / "mkdocs.yml"
+    shutil.move(repo / "mkdocs.yml", outside)
+    outside.write_text(outside.read_text().replace("site_name:", f"site_name: {SECRET} #"), encoding="utf-8")
+    (repo / "mkdocs.yml").symlink_to(outside)
+    line = "mkdocs.yml:1:1: is a symbolic link; the configuration and the folders above it are plain folders"
+    one_line(cudagloss(repo, "check", "--strict", "--no-cache", "terms"), line)
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()
+
+
+@pytest.mark.builders
+def test_the_preview_build_refuses_a_templates_folder_link_and_publishes_nothing(repo: Path) -> None:
+    """mkdocs build (and serve) through the hooks: the same guard, before a template is read."""
+    outside = move_out(repo, "templates")
+    for page in outside.iterdir():
+        page.write_text(SECRET, encoding="utf-8")
+    run = build(repo / "mkdocs.yml", repo / "site", PYTHONPATH=str(ROOT / "src"))
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and SECRET not in out, out
+    line = "templates:1:1: is a symbolic link; the templates folder and the folders above it are plain folders"
+    assert any(s.rstrip().endswith(line) for s in out.splitlines()), out
+    assert "Traceback" not in out and not (repo / "site" / "index.html").exists()
+
+
+def test_render_refuses_a_template_file_link_and_publishes_nothing(repo: Path) -> None:
+    secret = repo.parent / "outside" / "term.md.j2"
+    secret.write_text(SECRET, encoding="utf-8")
+    (repo / "templates" / "term.md.j2").unlink()
+    (repo / "templates" / "term.md.j2").symlink_to(secret)
+    line = "templates/term.md.j2:1:1: is a symbolic link; a template and the folders above it are plain folders"
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    assert not (repo / "site-tree").exists()
