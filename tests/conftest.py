@@ -61,6 +61,18 @@ def cudagloss(root: Path, *args: str, timeout: float = 120) -> subprocess.Comple
     )
 
 
+def copy_checkout(root: Path, names: tuple[str, ...]) -> Path:
+    """root: a copy of these files and folders of the repository, as a pull request's checkout."""
+    root.mkdir()
+    for name in names:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, root / name)
+        else:
+            shutil.copy2(source, root / name)
+    return root
+
+
 def load_measurement(path: Path) -> Measurement:
     """One measurement file read and checked as the site reads it."""
     from cudagloss.model.measurement import parse_measurement, read_measurement_text

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, cudagloss
+from conftest import ROOT, copy_checkout, cudagloss
 from cudagloss.errors import UsageError
 from cudagloss.files.folder import MARKER, remove_stale_folders, replace_folder
 from cudagloss.files.inside import refuse_links
@@ -23,14 +23,7 @@ PROJECT = ("terms", "templates", "measurements", "docs", "overrides", "mkdocs.ym
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A copy of the glossary as a pull request's checkout, beside a folder of the user's."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    for name in PROJECT:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, root / name)
-        else:
-            shutil.copy2(source, root / name)
+    root = copy_checkout(tmp_path / "repo", PROJECT)
     user = tmp_path / "users-files"
     user.mkdir()
     (user / "precious.txt").write_text("the user's own file\n")

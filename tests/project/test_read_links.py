@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, cudagloss
+from conftest import ROOT, copy_checkout, cudagloss
 from sitebuild import build
 
 PROJECT = ("terms", "templates", "measurements", "docs", "overrides", "site_hooks", "src", "mkdocs.yml")
@@ -22,14 +22,7 @@ SECRET = "s3cr3t-0UTSIDE-77b1"
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A copy of the glossary as a pull request's checkout, beside a folder outside it."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    for name in PROJECT:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, root / name)
-        else:
-            shutil.copy2(source, root / name)
+    root = copy_checkout(tmp_path / "repo", PROJECT)
     (tmp_path / "outside").mkdir()
     return root
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,28 +100,32 @@ def conflicts(seen: Iterable[Seen]) -> list[Conflict]:
         by_node.setdefault(s.node, {}).setdefault(s.card, []).append(s.shown)
         by_card.setdefault(s.card, {}).setdefault(s.node, []).append(s.shown)
     found = []
-    for node, cards in by_node.items():
-        if len(cards) > 1:
-            first, *others = cards.items()
-            for card, files in others:
-                found.append(
-                    Conflict(
-                        files[0],
-                        f"node '{node}' was measured on card {card} here, but on card {first[0]} in {first[1][0]}: "
-                        "a node name names one card",
-                        f"name the runs of card {card} apart (VERIFY_NODE=<name>), one name per card",
-                    )
-                )
-    for card, nodes in by_card.items():
-        if len(nodes) > 1:
-            first, *others = nodes.items()
-            for node, files in others:
-                found.append(
-                    Conflict(
-                        files[0],
-                        f"card {card} is named '{node}' here, but '{first[0]}' in {first[1][0]}: "
-                        "two names for one card",
-                        f"its runs are runs of one node: name them '{first[0]}'",
-                    )
-                )
+    for node, (first, first_file), card, file in _second_keys(by_node):
+        found.append(
+            Conflict(
+                file,
+                f"node '{node}' was measured on card {card} here, but on card {first} in {first_file}: "
+                "a node name names one card",
+                f"name the runs of card {card} apart (VERIFY_NODE=<name>), one name per card",
+            )
+        )
+    for card, (first, first_file), node, file in _second_keys(by_card):
+        found.append(
+            Conflict(
+                file,
+                f"card {card} is named '{node}' here, but '{first}' in {first_file}: two names for one card",
+                f"its runs are runs of one node: name them '{first}'",
+            )
+        )
     return found
+
+
+def _second_keys(
+    groups: dict[str, dict[str, list[str]]],
+) -> Iterator[tuple[str, tuple[str, str], str, str]]:
+    """(outer key, (its first inner key, that key's first file), another inner key, its first
+    file) for each inner key after the first: a name's second card, or a card's second name."""
+    for outer, inner in groups.items():
+        (first, files), *others = inner.items()
+        for key, more in others:
+            yield outer, (first, files[0]), key, more[0]

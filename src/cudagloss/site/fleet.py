@@ -35,12 +35,19 @@ class NodeView:
     """Of its good run's gates, how many passed and how many it has."""
     drift: tuple[tuple[str, str, str], ...]
     """(label, old, new) of each environment key its good run changed since the one before."""
-    runs: int = 1
-    """Its good runs of the experiment (the latest and the earlier ones kept beside it)."""
-    first_run: str = ""
-    """The day of its earliest good run kept ('' where it has one run)."""
     days: tuple[str, ...] = ()
-    """The day of each of its good runs, oldest first."""
+    """The day of each of its good runs of the experiment (the earlier ones kept beside the
+    latest, then the latest), oldest first."""
+
+    @property
+    def runs(self) -> int:
+        """Its good runs of the experiment."""
+        return len(self.days)
+
+    @property
+    def first_run(self) -> str:
+        """The day of its earliest good run kept ('' where it has one run)."""
+        return self.days[0] if len(self.days) > 1 else ""
 
 
 @dataclass(frozen=True, slots=True)

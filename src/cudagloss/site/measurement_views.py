@@ -66,20 +66,12 @@ def _drift(run: NodeRun) -> tuple[tuple[str, str, str], ...]:
 
 
 def node_view(run: NodeRun) -> NodeView:
-    runs = run.good_runs
-    return NodeView(
-        *_node(run),
-        drift=_drift(run),
-        runs=len(runs),
-        first_run=runs[0].recorded_on if len(runs) > 1 else "",
-        days=tuple(m.recorded_on for m in runs),
-    )
+    return NodeView(*_node(run), drift=_drift(run), days=tuple(m.recorded_on for m in run.good_runs))
 
 
 def run_view(record: ExperimentRecord, run: NodeRun) -> RunView:
     """One card's section of a measurement page: its last good run, the earlier good runs kept
     beside it (newest first) and a failed one after them."""
-    view = node_view(run)
     good = _run_file(record, run, run.good, failed=False)
     earlier = tuple(
         _run_file(record, run, m, failed=False, stamp=run_stamp(m.provenance.get("recorded_at")))
@@ -87,10 +79,8 @@ def run_view(record: ExperimentRecord, run: NodeRun) -> RunView:
     )
     return RunView(
         *_node(run),
-        drift=view.drift,
-        runs=view.runs,
-        first_run=view.first_run,
-        days=view.days,
+        drift=_drift(run),
+        days=tuple(m.recorded_on for m in run.good_runs),
         good=good,
         failed=_run_file(record, run, run.failed, failed=True),
         earlier=tuple(e for e in earlier if e is not None),

@@ -86,14 +86,13 @@ def measured(measurements: MeasurementSet | None, from_uri: str) -> Measured | N
         (run.node, run.gpu, m.recorded_on) for record in measurements for run in record.measured for m in run.good_runs
     ]
     models = measured_by(every)
-    newest = {run[:2]: run[2] for run in sorted(every, key=lambda r: r[2])}
     ran = {record.id for record in measurements if record.measured}
     glance = measurements.get(LIMITS)
     return Measured(
         models,
         experiments=len(list(measurements)),
         measured=len(ran),
-        newest=max(newest.values(), default=""),
+        newest=max((day for _, _, day in every), default=""),
         glance=href(relative_href(GLANCE_URI, from_uri)) if glance and glance.measured else None,
         index=href(relative_href(measurements_index_uri(), from_uri)),
         runs=len(every),
