@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cudagloss.model.measurement import code_hash
+from cudagloss.model.keys import code_hash
 from verifier.anatomy import _spawned, kernels
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from cudagloss.model.measurement import ExperimentInfo, code_hash
+from cudagloss.model.keys import code_hash
+from cudagloss.model.measurement import ExperimentInfo
 from verifier.anatomy import Helpers, kernels
 from verifier.experiment import ROOT
 from verifier.experiments import (
@@ -45,6 +46,7 @@ from verifier.experiments import (
     tensor_core,
     warp_divergence,
 )
+from verifier.recipe import recipe_key, summary_key
 
 EXPERIMENTS: list[ModuleType] = [
     ptx_jit,
@@ -111,6 +113,8 @@ def catalog() -> list[ExperimentInfo]:
             source=Path(str(m.__file__)).resolve().relative_to(ROOT).as_posix(),
             kernels=kernels(m, ROOT),
             api_calls=helpers.api_calls(m),
+            recipe=recipe_key(m),
+            summary=summary_key(m),
         )
         for m in EXPERIMENTS
     ]

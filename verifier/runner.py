@@ -29,6 +29,7 @@ from cudagloss.model.measurement_rules import is_node_name
 from verifier import cachedir
 from verifier.cuda import CudaError, Device
 from verifier.experiment import ROOT
+from verifier.recipe import recipe_key, summary_key
 from verifier.registry import EXPERIMENTS, experiment_hash
 from verifier.rerun import Rerun, report_json
 from verifier.settle import claiming_terms, passed, settle
@@ -100,6 +101,7 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
     # Hashed before any CUDA call: the code as imported, and out of reach of a library that
     # writes into a Python bytes object (the syntax tree's one-byte constants are shared).
     hashes = {module.ID: experiment_hash(module) for module in chosen}
+    keys = {module.ID: (recipe_key(module), summary_key(module)) for module in chosen}
     user_cache_before = cachedir.listing(cachedir.user_cache())
     device = _open_device()
     if isinstance(device, str):
@@ -151,6 +153,8 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
             experiment=module.ID,
             purpose=module.PURPOSE,
             code_hash=hashes[module.ID],
+            recipe=keys[module.ID][0],
+            summary=keys[module.ID][1],
             status="ok" if ok else "failed",
             provenance=provenance,
             gates=gates,

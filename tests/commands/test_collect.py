@@ -139,7 +139,7 @@ def _garbage(folder: Path) -> None:
 
 
 HOSTILE: dict[str, tuple[Callable[[Path], None], str]] = {
-    "stale code": (_edit(lambda d: d.update(code_hash="sha256:" + "0" * 64)), "differs from this repository's"),
+    "stale code": (_edit(lambda d: d.update(recipe="sha256:" + "0" * 64)), "differs from this repository's"),
     "a failed gate": (_edit(_fail_gate), "gates did not pass"),
     "provenance without its GPU": (_edit(lambda d: d["provenance"].pop("gpu_name")), "provenance lacks gpu_name"),
     "provenance without its commit": (_edit(lambda d: d["provenance"].pop("git_commit")), "lacks git_commit"),

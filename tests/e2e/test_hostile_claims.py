@@ -243,7 +243,7 @@ def test_two_claims_that_say_the_same_are_an_error(glossary: Path) -> None:
 
 
 def test_a_claim_judged_on_stale_values_says_so(tmp_path: Path) -> None:
-    """A file made by older experiment code still decides a claim, but its verdict is marked."""
+    """A file made by an older recipe still decides a claim, but its verdict is marked."""
     for folder in ("terms", "measurements", "verifier"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     path = tmp_path / "measurements" / "ptx-jit" / "h200-3f1ceb1e.json"
@@ -264,7 +264,7 @@ def test_a_claim_judged_on_stale_values_says_so(tmp_path: Path) -> None:
         f"terms/jit-compilation.yaml:{line}:5: claims[0]: 'Starting the driver is free' does not hold on node "
         "'h200-3f1ceb1e' (NVIDIA H200): ptx-jit.cuinit_median = "
     )
-    assert failed[0].endswith(" ms < 0 (stale: measured by older experiment code)")
+    assert failed[0].endswith(" ms < 0 (stale: made by an older recipe or summary)")
     others = [line for line in run.stderr.splitlines() if "claims[0]" in line and "'h200-3f1ceb1e'" not in line]
     assert others and not any("stale" in line for line in others)  # only the card whose file is stale says so
 

@@ -67,7 +67,7 @@ def test_one_card_under_two_names_is_refused(tmp_path: Path) -> None:
     ("name", "earlier", "said"),
     [
         ("h200-a~20261120T120000Z.json", run("h200-a", 20, B), f"ran on card {B}, not on the node's card {A}"),
-        ("h200-a~20261120T120000Z.json", run("h200-a", 20, A, code_hash="sha256:other"), "by other experiment code"),
+        ("h200-a~20261120T120000Z.json", run("h200-a", 20, A, code_hash="sha256:other"), "by another recipe"),
         ("h200-a~20261122T120000Z.json", run("h200-a", 22, A), "is not earlier than the latest run"),
         ("h200-a~20261119T120000Z.json", run("h200-a", 20, A), "not at the 20261119T120000Z its name says"),
         ("h200-a~20261120T120000Z.json", run("h200-a", 20, A, status="failed"), "in a file for an earlier good run"),

@@ -112,7 +112,7 @@ def test_a_stale_measurement_is_a_warning_at_the_citation(glossary: Path) -> Non
     corpus = load_corpus(glossary / "terms", glossary, measurements=measurements)
     [warning] = corpus.warnings
     assert warning.warning and warning.path == "terms/warp.yaml"
-    assert "measurements[0].experiment: 'warp-size' on node 'node-a' was measured by older experiment code" in (
+    assert "measurements[0].experiment: 'warp-size' on node 'node-a' was made by an older recipe or summary" in (
         warning.message
     )
     record = corpus.measurements.get("warp-size")  # type: ignore[union-attr]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -94,3 +95,34 @@ def test_a_spawned_procedure_is_in_the_recipe(tmp_path: Path, before: dict[str, 
     """peer-copy runs verifier/peer_pair.py in a child process: a VERSION it declares is a recipe change."""
     after = keys(edited(tmp_path, "verifier/peer_pair.py", "", "\nVERSION = 2\n"))
     assert moved(before, after, 0) == {"peer-copy"}
+
+
+def check_strict(tree: Path) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}", "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "cudagloss", "check", "--strict", "--no-cache", "terms"]
+    return subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=False)
+
+
+def checkout(tmp_path: Path) -> Path:
+    for folder in ("src", "verifier", "terms", "measurements"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_make_check_strict_holds_through_a_plumbing_edit(tmp_path: Path) -> None:
+    """Issue 40's test: `echo "_UNUSED = 0" >> verifier/runner.py && make check --strict` passes."""
+    tree = checkout(tmp_path)
+    with (tree / "verifier/runner.py").open("a", encoding="utf-8") as runner:
+        runner.write("\n_UNUSED = 0\n")
+    run = check_strict(tree)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+def test_make_check_strict_names_exactly_the_experiment_a_kernel_edit_stales(tmp_path: Path) -> None:
+    tree = checkout(tmp_path)
+    kernel = tree / "verifier/kernels/bandwidth.py"
+    kernel.write_text(kernel.read_text(encoding="utf-8").replace("__global__", "__global__ /* edited */", 1))
+    run = check_strict(tree)
+    assert run.returncode == 1
+    stale = set(re.findall(r"older recipe or summary.*\(measurements/([a-z0-9-]+)/", run.stderr))
+    assert stale == {"memory-bandwidth"}, run.stderr[-3000:]

@@ -12,7 +12,8 @@ from verifier.settle import passed, settle
 
 from conftest import load_measurement
 from cudagloss.load.measurements import load_measurements
-from cudagloss.model.measurement import Drift, Gate, Measurement, Result, code_hash, record
+from cudagloss.model.keys import code_hash
+from cudagloss.model.measurement import Drift, Gate, Measurement, Result, record
 
 COLD = [20.7, 18.8, 21.6, 20.1, 19.9]
 WARM = [0.40, 0.29, 0.46, 0.38, 0.41]

@@ -223,7 +223,7 @@ def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterato
                     _d(
                         t,
                         where,
-                        f"'{experiment}' on node '{run.node}' was measured by older experiment code ({run.good_path})",
+                        f"'{experiment}' on node '{run.node}' was made by an older recipe or summary ({run.good_path})",
                         f"run `{verify_command(experiment)}` on a GPU node and commit the new file",
                     ),
                     warning=True,

@@ -17,6 +17,7 @@ from pathlib import Path
 from cudagloss.errors import Diagnostic, GlossaryError, UsageError, display_path
 from cudagloss.files.inside import first_link
 from cudagloss.model.cards import Seen, card_of, conflicts, run_stamp
+from cudagloss.model.keys import made_the_same_way
 from cudagloss.model.measurement import (
     HINT,
     ExperimentInfo,
@@ -225,7 +226,7 @@ def _node_run(
             )
         else:
             earlier.append((m, shown))
-    stale = bool(info and good and good.code_hash != info.code_hash)
+    stale = bool(info and good and not made_the_same_way(good, info))
     return NodeRun(
         node,
         good,
@@ -249,8 +250,8 @@ def _earlier_problem(m: Measurement, stamp: str, good: Measurement | None, good_
     mine, its = card_of(m.provenance) or "unknown", card_of(good.provenance) or "unknown"
     if mine != its:
         return f"ran on card {mine}, not on the node's card {its} ({good_shown})"
-    if m.code_hash != good.code_hash:
-        return f"was made by other experiment code than the latest run ({good_shown})"
+    if not made_the_same_way(m, good):
+        return f"was made by another recipe than the latest run ({good_shown})"
     if run_stamp(good.provenance.get("recorded_at")) <= stamp:
         return f"is not earlier than the latest run ({good_shown})"
     return ""

@@ -35,6 +35,7 @@ from cudagloss.load.measurements import load_measurements
 from cudagloss.merge.identity import Arriving, card_problems, committed_cards, host_problems, measured_several
 from cudagloss.merge.rerun import Rerun, against_committed, write
 from cudagloss.merge.runs import earlier_runs, file_node
+from cudagloss.model.keys import made_the_same_way
 from cudagloss.model.measurement import ExperimentInfo, Measurement
 from cudagloss.model.urls import RUN_MARK, measurement_path, review_path
 
@@ -80,7 +81,7 @@ def _check(m: Measurement, info: ExperimentInfo | None) -> list[str]:
     problems = []
     if info is None:
         problems.append(f"experiment '{m.experiment}' is not one this repository's verifier knows")
-    elif m.code_hash != info.code_hash:
+    elif not made_the_same_way(m, info):
         problems.append("was measured by experiment code that differs from this repository's (a stale run)")
     failed_gates = [g.name for g in m.gates if not g.passed]
     if not m.gates or failed_gates:

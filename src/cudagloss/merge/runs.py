@@ -20,6 +20,7 @@ from pathlib import Path
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.files.inside import refuse_links
 from cudagloss.model.cards import card_of, run_stamp
+from cudagloss.model.keys import made_the_same_way
 from cudagloss.model.measurement import Measurement, MeasurementError, parse_measurement, read_measurement_text
 from cudagloss.model.urls import FAILED_SUFFIX, RUN_MARK, RUN_STAMP, measurement_path
 
@@ -103,7 +104,7 @@ def keep_previous(new: Measurement, folder: Path) -> Kept:
     stamp = run_stamp(previous.provenance.get("recorded_at"))
     if (
         previous.status != "ok"
-        or previous.code_hash != new.code_hash
+        or not made_the_same_way(previous, new)
         or not _same_card(previous, new)
         or not stamp
         or stamp == run_stamp(new.provenance.get("recorded_at"))
@@ -131,7 +132,7 @@ def prune(new: Measurement, folder: Path) -> list[Path]:
         read = _read(path)
         if read is None:
             continue
-        if read[1].code_hash == new.code_hash:
+        if made_the_same_way(read[1], new):
             same_recipe.append(path)
         else:
             removed.append(path)

@@ -12,13 +12,11 @@ changed since its previous good run (drift).
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -49,7 +47,6 @@ __all__ = [
     "Measurement",
     "MeasurementError",
     "Result",
-    "code_hash",
     "parse_measurement",
     "read_measurement_text",
     "record",
@@ -105,6 +102,10 @@ class ExperimentInfo:
     """The kernels it compiles (verifier/anatomy.py reads them from its code)."""
     api_calls: tuple[str, ...] = ()
     """The CUDA driver and NVRTC functions behind its values, its helpers' included."""
+    recipe: str = ""
+    """The recipe key now (verifier/recipe.py): what reaches the GPU and how it is timed."""
+    summary: str = ""
+    """The summary key now: the code that turns raw samples into results."""
 
 
 @dataclass(frozen=True)
@@ -154,11 +155,19 @@ class Measurement:
     results: list[Result] = field(default_factory=list)
     error: str | None = None
     drift: list[Drift] = field(default_factory=list)
+    recipe: str = ""
+    """Hash of what reached the GPU and how it was timed (verifier/recipe.py); '' in files
+    older than format 4, which go stale by code_hash instead."""
+    summary: str = ""
+    """Hash of the code that turned the raw samples into these results."""
 
     @property
     def format_version(self) -> int:
         """The oldest version that holds this file: one without history stays a version 1 file."""
+        if self.recipe:
+            return FORMAT_VERSION
         if any(r.method for r in self.results):
+            return 3
             return FORMAT_VERSION
         return 2 if self.drift or any(r.first_measured for r in self.results) else 1
 
@@ -184,43 +193,11 @@ class Measurement:
                     del result[key]
         if not self.drift:
             del data["drift"]
+        for key in ("recipe", "summary"):
+            if not data[key]:
+                del data[key]
         data["format_version"] = self.format_version
         return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
-
-
-def _is_docstring(node: object) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-
-
-def _canonical(node: object) -> str:
-    """A syntax tree as text that no comment, docstring, layout or Python version changes:
-    positions are left out, and so are empty and None fields (3.12 added type_params=[] to
-    every def; the GPU node's python3 need not be ours). A string standing alone as a
-    statement (a docstring, anywhere) does nothing, and is dropped."""
-    if isinstance(node, list):
-        return "[" + ",".join(_canonical(n) for n in node if not _is_docstring(n)) + "]"
-    if isinstance(node, ast.AST):
-        fields = (f"{name}={_canonical(value)}" for name, value in ast.iter_fields(node) if value not in (None, []))
-        return f"{type(node).__name__}({','.join(fields)})"
-    return repr(node)
-
-
-def code_hash(paths: Iterable[Path], read: dict[Path, bytes] | None = None) -> str:
-    """sha256 over the given files, in the order given: each one's name, then a Python
-    file's syntax tree (so a comment, docstring or formatting edit keeps the hash and the
-    measurements it made stay current) or another file's bytes. read: the files already
-    canonicalised, by path (the catalog hashes the shared files once, not once per experiment)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        data = read.get(path) if read is not None else None
-        if data is None:
-            data = path.read_bytes()
-            if path.suffix == ".py":
-                data = _canonical(ast.parse(data, filename=str(path))).encode()
-            if read is not None:
-                read[path] = data
-        digest.update(path.name.encode() + b"\0" + data + b"\0")
-    return "sha256:" + digest.hexdigest()
 
 
 def parse_measurement(text: str, shown: str) -> Measurement:
@@ -248,6 +225,8 @@ def parse_measurement(text: str, shown: str) -> Measurement:
         results=[Result(**r) for r in fields["results"]],
         error=fields["error"],
         drift=[Drift(**d) for d in fields["drift"]],
+        recipe=fields.get("recipe") or "",
+        summary=fields.get("summary") or "",
     )
 
 

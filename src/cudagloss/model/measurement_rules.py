@@ -21,8 +21,8 @@ from cudagloss.model.value_checks import MISSING, PROVENANCE_KEY, Checker, Issue
 from cudagloss.text.emails import redact_email
 from cudagloss.text.strictjson import Key, Where
 
-FORMAT_VERSION = 3
-READS = (1, 2, FORMAT_VERSION)
+FORMAT_VERSION = 4
+READS = (1, 2, 3, FORMAT_VERSION)
 """The versions this tool reads: 2 added each result's first_measured and the file's drift
 (in a version 1 file they are unknown fields); 3 added each result's method."""
 METHODS = {
@@ -65,6 +65,8 @@ LIKE_DAY = "a date like '2026-12-03'"
 STATUSES = ("ok", "failed", "skipped")
 
 _TOP = ("experiment", "purpose", "code_hash", "status", "provenance", "gates", "results", "error", "format_version")
+_KEYS = ("recipe", "summary")
+"""Version 4: the keys a measurement goes stale by (verifier/recipe.py), beside code_hash."""
 _GATE = ("name", "passed", "detail")
 _RESULT = ("name", "value", "unit", "description", "samples")
 _DRIFT = ("name", "old", "new")
@@ -111,8 +113,8 @@ def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[d
         message = f"measurement format version {told} is not known (this tool reads {reads})"
         return None, [Issue(0, message, "update cudagloss, or re-run the experiment with `make verify`")]
     c.issues += [Issue(offset, f"key {shown(key)} appears twice in one object") for offset, key in duplicates]
-    v2 = version >= 2
-    c.fields(data, (), _TOP + ("drift",) * v2, tuple(k for k in _TOP if k != "error"))
+    v2, v4 = version >= 2, version >= 4
+    c.fields(data, (), _TOP + ("drift",) * v2 + _KEYS * v4, tuple(k for k in _TOP if k != "error") + _KEYS * v4)
     provenance = _provenance(c, data.get("provenance", MISSING))
     out: dict[str, Any] = {
         "experiment": c.name(
@@ -122,6 +124,11 @@ def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[d
         "code_hash": c.text(
             data.get("code_hash", MISSING), ("code_hash",), 160, pattern=CODE_HASH, like="a hash like 'sha256:…'"
         ),
+        **{
+            key: c.text(data.get(key, MISSING), (key,), 160, pattern=CODE_HASH, like="a hash like 'sha256:…'")
+            for key in _KEYS
+            if v4
+        },
         "status": c.text(data.get("status", MISSING), ("status",), 10),
         "provenance": provenance,
         "gates": [

@@ -20,7 +20,7 @@ from cudagloss.model.measurements import CitationError, MeasurementSet, NodeValu
 from cudagloss.model.refs import Ref
 from cudagloss.model.term import Claim, Term
 
-STALE = " (stale: measured by older experiment code)"
+STALE = " (stale: made by an older recipe or summary)"
 
 
 @dataclass(frozen=True)
