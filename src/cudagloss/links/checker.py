@@ -194,18 +194,23 @@ class LinkChecker:
                 await asyncio.sleep(delay)
 
     async def _follow(self, url: str, page: bool) -> LinkResult:
-        """One attempt: requests and redirects until a final answer."""
+        """One attempt: requests and redirects until a final answer. A page is local where its
+        host is a local address or a name with no public address; a redirect from a page that
+        is not may lead only to public addresses, judged on the name's literal form first and
+        then on what it resolves to as it is connected to (client.Client.request)."""
         wire = self._wire
         chain: list[Hop] = []
         seen = {url}
         current = url
+        inward = True  # the source itself may be local where CUDAGLOSS_LOCAL_SOURCES allows
         while True:
             try:
-                status, headers, body, got = await self._request(current, page)
+                status, headers, body, got, local = await self._request(current, page, not inward)
             except wire.WireTimeout as exc:
                 raise _Attempt(LinkResult(url, LinkStatus.TIMEOUT, f"timed out ({exc})")) from None
             except wire.PrivateAddress as exc:  # refused there when connecting: not followed, not retried
-                return LinkResult(url, LinkStatus.INVALID, shown(str(exc)), chain=tuple(chain))
+                detail = shown(str(exc) if inward else f"a public page redirects to {redacted(current)}, where {exc}")
+                return LinkResult(url, LinkStatus.INVALID, detail, chain=tuple(chain))
             except (CredentialRefused, Unrequestable) as exc:
                 detail = shown(f"cannot be requested ({type(exc).__name__}: {exc})")
                 return LinkResult(url, LinkStatus.INVALID, detail, chain=tuple(chain))
@@ -223,7 +228,7 @@ class LinkChecker:
                     target = urljoin(current, location)
                 except ValueError:  # urlsplit refuses some (an unclosed IPv6 bracket, ...)
                     target = location
-                problem = url_problem(target) or url_host_problem(target) or redirect_inward(current, target)
+                problem = url_problem(target) or url_host_problem(target) or redirect_inward(current, target, local)
                 # a valid target is printable and free of credentials as it is; any other is shown safely
                 where = target if problem is None else shown(redacted(target))
                 chain.append(Hop(status, where))
@@ -236,20 +241,21 @@ class LinkChecker:
                     detail = f"redirects to {shown(redacted(target), 80)}, which is invalid: {shown(problem, 100)}"
                     return LinkResult(url, LinkStatus.INVALID, detail, status, where, tuple(chain))
                 seen.add(target)
-                current = target
+                current, inward = target, inward and local
                 continue
             result = self._verdict(url, current, status, headers, body, chain)
             return result if got is None else replace(result, page=got)
 
-    async def _request(self, url: str, page: bool) -> tuple[int, Any, bytes, Page | None]:
-        """One GET per URL (fetch.py says what of its body is read). A HEAD first would cost a
-        second request for every HTML page and every error, which is most of a glossary's sources."""
+    async def _request(self, url: str, page: bool, public_only: bool) -> tuple[int, Any, bytes, Page | None, bool]:
+        """One GET per URL (fetch.py says what of its body is read), and whether its page is
+        local (client.Client.request). A HEAD first would cost a second request for every HTML
+        page and every error, which is most of a glossary's sources."""
         headers = dict(self._headers)
         refuse_credentials(url, headers)
-        response = await self._client.get(url, headers)
+        response, local = await self._client.request(url, headers, inward=not public_only)
         o = self.options
         got = await self._fetch.reply(response, url, o.max_body, o.max_page if page else None)
-        return got.status, got.headers, got.body, got.page
+        return got.status, got.headers, got.body, got.page, local
 
     def _verdict(self, url: str, final: str, status: int, headers: Any, body: bytes, chain: list[Hop]) -> LinkResult:
         hops = tuple(chain)
