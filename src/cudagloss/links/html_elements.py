@@ -1,7 +1,13 @@
 """What html_text.py knows of HTML's elements: which hold raw text, which are void, which hide
-their content, which separate text, and which end tags the HTML standard implies."""
+their content (and whether a start tag's attributes hide it), which separate text, which end tags
+the HTML standard implies, and what a <meta> refresh or a <script> type says."""
 
 from __future__ import annotations
+
+import re
+
+from cudagloss.links.css_text import declared
+from cudagloss.links.html_css import Seen, Sheet
 
 
 def _names(text: str) -> frozenset[str]:
@@ -51,3 +57,45 @@ BREAKOUT = _names(
 a broken inline icon does not hide the rest of the page."""
 ROOT_IDS = _names("root app __next __nuxt ___gatsby svelte react-root app-root")
 """The ids of the element a single-page app fills with its scripts."""
+_REFRESH = re.compile(
+    r"""[\t\n\f\r ]*[0-9.]+[\t\n\f\r ]*[;,]?[\t\n\f\r ]*(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(['"]?)(.*)""", re.I | re.S
+)
+"""A <meta http-equiv=refresh> content, as the HTML standard reads it: the delay, then the URL."""
+
+
+def seen(name: str, attrs: dict[str, str], sheet: Sheet) -> Seen:
+    """Whether the element and all it holds are shown. The hidden attribute hides, except
+    hidden=until-found (find-in-page and text fragments reveal it, as they open a closed
+    <details>); so does a <dialog> not open, and the page's CSS (html_css.py: an inline style,
+    its <style> rules). aria-hidden does not: it hides from screen readers, not from sight
+    (KaTeX marks the formula everyone sees aria-hidden). A hidden <html> or <body> is not
+    taken at its word: a page hides itself whole only until its scripts have laid it out."""
+    if name in HIDING or (name == "dialog" and "open" not in attrs):
+        return Seen.HIDDEN
+    if name in ("html", "body"):
+        return Seen.SHOWN
+    hidden = attrs.get("hidden")
+    if hidden is not None and hidden.strip().lower() != "until-found":
+        return Seen.HIDDEN
+    style = attrs.get("style")
+    return sheet.seen(name, attrs.get("class"), attrs.get("id"), declared(style) if style is not None else None)
+
+
+def refresh_target(attrs: dict[str, str]) -> str:
+    """Where a <meta> sends its reader on to: the URL of a refresh ('' for none, or for a
+    refresh that only reloads the page)."""
+    if attrs.get("http-equiv", "").strip().lower() != "refresh":
+        return ""
+    found = _REFRESH.match(attrs.get("content", ""))
+    if found is None:
+        return ""
+    target = found.group(2)
+    if found.group(1) and target.endswith(found.group(1)):
+        target = target[:-1]
+    return target.strip()
+
+
+def runs(script_type: str) -> bool:
+    """A <script> of this type is a program (not data such as JSON-LD or a template)."""
+    kind = script_type.strip().lower()
+    return kind in ("", "module") or "javascript" in kind or "ecmascript" in kind

@@ -4,7 +4,10 @@ A quote is looked for in the page's visible text, both sides normalised (page_te
 is found. Not found is only "missing" where we could have seen it: a PDF, an image, a binary
 body, a page whose scripts write its text, a page that sends its reader on to another (a meta
 refresh), or the unread rest of a page too long to fetch whole is "unverifiable", with the
-reason, because nothing here says the quote is not there.
+reason, because nothing here says the quote is not there. Found is only "found" where a reader
+sees it: text the page's own CSS hides is not read (html_css.py), and a quote found only in
+text its CSS may hide, or on a page whose CSS is not all on the page (a linked stylesheet), is
+"unverifiable" too.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cudagloss.errors import shown
-from cudagloss.links.html_text import read_html
+from cudagloss.links.html_text import MAYBE_MARK, read_html
 from cudagloss.links.page_text import bom_codec, decode_page, normalise, web_codec
 from cudagloss.links.status import Page
 
@@ -72,6 +75,12 @@ class _Reading:
     text: str = ""
     unreadable: str = ""
     caveat: str = ""
+    sure: str | None = None
+    """text less what the page's CSS may hide (None: all of text is seen)."""
+    styles_unknown: str = ""
+    """Why what the page's CSS hides is not known ('' where it is)."""
+    if_hidden: str = ""
+    """text as it would read were all that its CSS may hide hidden ('' where sure is None)."""
 
 
 def _size(n: int) -> str:
@@ -141,12 +150,27 @@ def _read(page: Page | None) -> _Reading:
         if not caveat and found.refresh:
             target = shown(found.refresh, 100)
             caveat = f"the page sends its reader on to {target} (<meta http-equiv=refresh>), which was not read"
+        sure, unknown = None if found.sure is None else normalise(found.sure), found.styles_unknown
     else:
-        text = normalise(decoded)
+        text, sure, unknown = normalise(decoded), None, ""
     if not caveat and page.truncated:
         size = _size(len(page.body))
         caveat = f"the page is over {size}; the quote is not in its first {size}"
-    return _Reading(text=text, caveat=caveat)
+    if_hidden = "" if sure is None else " ".join(sure.replace(MAYBE_MARK, " ").split())
+    return _Reading(text=text, caveat=caveat, sure=sure, styles_unknown=unknown, if_hidden=if_hidden)
+
+
+def _found(reading: _Reading, needle: str) -> QuoteResult:
+    """A quote that is in the page's text: found where a reader is known to see it there."""
+    if reading.styles_unknown:
+        return QuoteResult(
+            QuoteStatus.UNVERIFIABLE,
+            f"the quoted words are on the page, but whether a reader sees them is not known: {reading.styles_unknown}",
+        )
+    if reading.sure is not None and needle not in reading.sure:
+        why = "the quoted words are only in text that the page's own CSS may hide (by rules not judged here)"
+        return QuoteResult(QuoteStatus.UNVERIFIABLE, why)
+    return QuoteResult(QuoteStatus.FOUND)
 
 
 def judge_quotes(page: Page | None, quotes: Iterable[str]) -> dict[str, QuoteResult]:
@@ -160,9 +184,12 @@ def judge_quotes(page: Page | None, quotes: Iterable[str]) -> dict[str, QuoteRes
         elif reading.unreadable:
             results[quote] = QuoteResult(QuoteStatus.UNVERIFIABLE, reading.unreadable)
         elif needle in reading.text:
-            results[quote] = QuoteResult(QuoteStatus.FOUND)
+            results[quote] = _found(reading, needle)
         elif reading.caveat:
             results[quote] = QuoteResult(QuoteStatus.UNVERIFIABLE, reading.caveat)
+        elif needle in reading.if_hidden:
+            why = "the quoted words are on the page only if its CSS hides text between them (by rules not judged here)"
+            results[quote] = QuoteResult(QuoteStatus.UNVERIFIABLE, why)
         else:
             results[quote] = QuoteResult(
                 QuoteStatus.MISSING, f"not in the page's visible text ({len(reading.text):,} characters read)"
