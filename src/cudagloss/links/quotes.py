@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from cudagloss.errors import shown
 from cudagloss.links.html_text import MAYBE_MARK, read_html
-from cudagloss.links.page_text import bom_codec, decode_page, normalise, web_codec
+from cudagloss.links.page_text import bom_codec, decode_page, normalise, normalise_within, web_codec
 from cudagloss.links.status import Page
 
 
@@ -49,8 +49,15 @@ HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 PLAIN_TYPES = frozenset({"text/plain"})
 SPARSE = 200
 """Characters of visible text under which a page with scripts is taken to be written by them."""
+GROWTH_SLACK = 4096
+"""A page's normalised text is cut at as many characters as the page has bytes, plus this.
+Text shrinks as its markup goes, and a page of ligatures (U+FB01: three bytes, two characters)
+still fits; compatibility characters that grow further (U+FDFA: three bytes, eighteen) are
+compared up to there, and a quote not in that part is unverifiable. So a page's normalised
+forms hold at most about its size in characters each, whatever it holds."""
 SNIFF = 1024
 """Bytes looked at to tell a binary body (the MIME Sniffing standard's binary data bytes)."""
+_SPACES = re.compile(" {2,}")
 _BINARY = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
 _ASKS_FOR_JS = re.compile(
     r"\b(?:enable|turn on|switch on|activate|requires?|needs?)\b[^.!?]{0,40}\bjavascript\b"
@@ -132,6 +139,12 @@ def _needs_javascript(scripts: int, shown: int, noscript: str, empty_root: bool)
 
 
 def _read(page: Page | None) -> _Reading:
+    """The page read once for its quotes, in memory bounded by its size n, whatever it holds:
+    its body (n bytes), its characters and its visible text (each at most n characters, 4
+    bytes each where one is outside the BMP; the text twice where its CSS may hide some), and
+    the normalised forms (each at most n + GROWTH_SLACK characters, held as pieces then joined,
+    plus one piece's copies: page_text.PIECE). About 16n at worst; a run judges two at once
+    (run.py), and tests/links/test_quote_memory.py holds the command to under 24 times the cap."""
     if page is None:
         return _Reading(unreadable="the page was not fetched, so its text could not be read")
     kind, why = _kind(page)
@@ -143,20 +156,28 @@ def _read(page: Page | None) -> _Reading:
             unreadable=f"the body looks binary, though served as {shown(page.content_type or 'no type', 100)}"
         )
     caveat = ""
+    limit = len(page.body) + GROWTH_SLACK
     if kind == "html":
         found = read_html(decoded)
-        text = normalise(found.text)
+        del decoded  # (the page's characters are not needed past here: memory for the next copies)
+        text, whole = normalise_within(found.text, limit)
         caveat = _needs_javascript(found.scripts, len(text), found.noscript, found.empty_root)
         if not caveat and found.refresh:
             target = shown(found.refresh, 100)
             caveat = f"the page sends its reader on to {target} (<meta http-equiv=refresh>), which was not read"
-        sure, unknown = None if found.sure is None else normalise(found.sure), found.styles_unknown
+        sure, unknown = None if found.sure is None else normalise_within(found.sure, limit)[0], found.styles_unknown
+        del found
     else:
-        text, sure, unknown = normalise(decoded), None, ""
+        (text, whole), sure, unknown = normalise_within(decoded, limit), None, ""
+    if not caveat and not whole:
+        caveat = (
+            f"the page's text grows past {len(page.body):,} characters when normalised (compatibility characters"
+            " such as U+FDFA): the quote is not in the part compared"
+        )
     if not caveat and page.truncated:
         size = _size(len(page.body))
         caveat = f"the page is over {size}; the quote is not in its first {size}"
-    if_hidden = "" if sure is None else " ".join(sure.replace(MAYBE_MARK, " ").split())
+    if_hidden = "" if sure is None else _SPACES.sub(" ", sure.replace(MAYBE_MARK, ""))
     return _Reading(text=text, caveat=caveat, sure=sure, styles_unknown=unknown, if_hidden=if_hidden)
 
 
