@@ -244,15 +244,15 @@ def _start_tag(s: str, i: int, tree: _Tree) -> int:
     tree.start(name, attrs, self_closing)
     if not raw:
         return p
-    if name == "style":
-        tree.style(attrs, s[p : (end.start() if (end := _RAW_END[name].search(s, p)) else len(s))])
     shown = tree.hidden_from == 0 and seen(name, attrs, tree.sheet) is Seen.SHOWN  # never pushed: <textarea hidden>
     if name == "plaintext":
         if shown:
             tree.raw(name, s[p:])
         return len(s)
     end = _RAW_END[name].search(s, p)
-    if shown or name == "noscript":
+    if name == "style":
+        tree.style(attrs, s[p : end.start() if end else len(s)])
+    elif shown or name == "noscript":
         tree.raw(name, s[p : end.start() if end else len(s)])
     if end is None:
         return len(s)
