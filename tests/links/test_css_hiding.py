@@ -10,7 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from cudagloss.links.html_css import STYLE_MAX
-from cudagloss.links.html_text import MAYBE_MARK, read_html
+from cudagloss.links.html_elements import MAYBE_MARK
+from cudagloss.links.html_text import read_html
 
 BEFORE, AFTER = "<body><p>before</p>", "<p>after</p></body>"
 
@@ -56,7 +57,7 @@ def test_what_the_pages_css_hides_is_not_text(html: str) -> None:
         "<style>.x:hover{display:none}</style><p class=x>maybe</p>",
         "<style>[data-x]{display:none}</style><p data-x>maybe</p>",
         "<style>@media screen{.x{display:none}}</style><p class=x>maybe</p>",
-        "<style media=print>.x{display:none}</style><p class=x>maybe</p>",
+        "<style media='screen and (min-width: 60em)'>.x{display:none}</style><p class=x>maybe</p>",
         "<style>.x{display:none}@media (min-width:1px){.x{display:block}}</style><p class=x>maybe</p>",
         "<style>.p{.x{display:none}}</style><p class=x>maybe</p>",  # CSS nesting
         "<style>.\\78{display:none}</style><p class=x>maybe</p>",  # an escaped class
@@ -79,6 +80,10 @@ def test_what_the_pages_css_may_hide_is_not_sure_to_be_seen(html: str) -> None:
         "<style>.x{color:red;--display:none}</style><p class=x>shown</p>",
         "<style>@font-face{font-family:x}.x{display:block}</style><p class=x>shown</p>",
         "<style>/* .x{display:none} */</style><p class=x>shown</p>",
+        "<style media=print>.x{display:none}</style><p class=x>shown</p>",  # never on a screen
+        "<style media='speech, not screen'>.x{display:none}</style><p class=x>shown</p>",
+        "<link rel='alternate stylesheet' href=/site.css><p class=x>shown</p>",  # not applied unless chosen
+        "<link rel=stylesheet media=print href=/site.css><p class=x>shown</p>",  # not fetched at all
     ],
 )
 def test_what_the_pages_css_shows_is_text(html: str) -> None:
@@ -89,9 +94,11 @@ def test_what_the_pages_css_shows_is_text(html: str) -> None:
 @pytest.mark.parametrize(
     ("html", "why"),
     [
-        ("<link rel=stylesheet href=/site.css><p>x</p>", "links a stylesheet"),
-        ("<link rel='alternate StyleSheet' href=/site.css><p>x</p>", "links a stylesheet"),
-        ("<style>@import url(site.css);</style><p>x</p>", "imports a stylesheet"),
+        ("<link rel=stylesheet href=/site.css><p>x</p>", "stylesheet /site.css was not read"),
+        ("<link rel=StyleSheet href=/site.css><p>x</p>", "stylesheet /site.css was not read"),
+        ("<style>@import url(site.css);</style><p>x</p>", "stylesheet site.css was not read"),
+        ("<style>@import 'site.css' screen;</style><p>x</p>", "stylesheet site.css was not read"),
+        ("<style>@import;</style><p>x</p>", "imports a stylesheet"),
         ("<svg><style>.x{display:none}</style></svg><p>x</p>", "SVG or MathML"),
         ("<style>" + ".a{display:none}" * 5000 + "</style><p>x</p>", "over 4096 rules"),
         ("<style>" + " " * (STYLE_MAX + 1) + "</style><p>x</p>", "over 512 KiB"),
@@ -122,6 +129,9 @@ def _cpu(func: Callable[[], object]) -> float:
         ("<style>", ".a .b, "),
         ("<p style='", "display:none;"),
         ("<p style='", "/**/"),
+        ("<style>@import url(", " "),
+        ("<style>@import ", "url( "),
+        ("<style>", "@import 'a.css' screen;"),
     ],
 )
 def test_hostile_css_is_read_in_linear_time(prefix: str, unit: str) -> None:

@@ -1,7 +1,7 @@
 """`cudagloss links` on quoted pages that hide the quote from their reader (issue 39, class 7),
 end to end on a real local server: by a class, an id or an element in the page's own <style>,
 by an inline style with CSS comments or escapes; a quote there is never "found" nor stamped.
-Where the checker cannot judge (a linked stylesheet, a descendant selector, @media) it is
+Where the checker cannot judge (a linked stylesheet it cannot read, a descendant selector, @media) it is
 "unverifiable"; a quote the page's CSS shows is found, as before."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def test_a_quote_the_page_hides_is_never_found(tmp_path: Path, server: str) -> N
         assert quotes[path]["result"] == "quote-missing", (path, quotes[path])
     for path in UNJUDGED:
         assert quotes[path]["result"] == "quote-unverifiable", (path, quotes[path])
-    assert "links a stylesheet" in quotes["/linked-sheet"]["detail"]
+    assert "site.css not read: broken (HTTP 404)" in quotes["/linked-sheet"]["detail"]  # (test_linked_css_cli)
     assert "CSS may hide" in quotes["/descendant"]["detail"] and "CSS may hide" in quotes["/media"]["detail"]
     assert quotes["/shown"]["result"] == "quote-found", quotes["/shown"]
     stamped = yaml.safe_load((root / "terms" / "warp.yaml").read_text())["sources"]

@@ -152,35 +152,39 @@ class LinkChecker:
         )
         return {url: results[url] for url in unique}
 
-    async def check(self, url: str, host: str | None = None, *, page: bool = False) -> LinkResult:
+    async def check(
+        self, url: str, host: str | None = None, *, page: bool = False, cap: int = 0, inward: bool = True
+    ) -> LinkResult:
         """url's result, whatever the URL and whatever its server sends: this never raises
         (the broad except is the last line; known failures are classified further in).
         host: host_of(url), where the caller has it already. page: where the final answer is
-        2xx, its whole body (up to max_page decoded bytes) comes back as result.page."""
-        problem = url_problem(url) or url_host_problem(url)
+        2xx, its whole body (up to cap, else max_page, decoded bytes) comes back as result.page.
+        inward False: public addresses only (what a page that is not local links to)."""
+        problem = url_problem(url) or url_host_problem(url, None if inward else ())
         if problem is not None:
             return LinkResult(url, LinkStatus.INVALID, problem)
+        size = (cap or self.options.max_page) if page else None
         try:
-            return await self._check(url, host_of(url) if host is None else host, page)
+            return await self._check(url, host_of(url) if host is None else host, size, inward)
         except Exception as exc:  # the last line: one URL's trouble is never the run's
             return LinkResult(url, LinkStatus.BROKEN, shown(f"checker error ({type(exc).__name__}: {exc})"))
 
-    async def _check(self, url: str, host: str, page: bool) -> LinkResult:
+    async def _check(self, url: str, host: str, page: int | None, inward: bool) -> LinkResult:
         per_host = self._hosts.get(host) or self._hosts.setdefault(host, asyncio.Semaphore(self.options.per_host))
         # the host's turn first: a URL waiting for its host holds none of the run's slots meanwhile
         async with per_host, self._global:
             try:
-                return await self._wire.within(self.options.total_timeout, self._with_retries(url, page))
+                return await self._wire.within(self.options.total_timeout, self._with_retries(url, page, inward))
             except asyncio.TimeoutError:
                 return LinkResult(url, LinkStatus.TIMEOUT, f"no answer within {self.options.total_timeout:g} s")
 
-    async def _with_retries(self, url: str, page: bool) -> LinkResult:
+    async def _with_retries(self, url: str, page: int | None, inward: bool) -> LinkResult:
         o = self.options
         attempt = 0
         while True:
             attempt += 1
             try:
-                result = await self._follow(url, page)
+                result = await self._follow(url, page, inward)
                 return result if attempt == 1 else replace(result, attempts=attempt)
             except _Attempt as failed:
                 if attempt > o.retries:
@@ -193,7 +197,7 @@ class LinkChecker:
                     delay = max(delay, failed.wait)
                 await asyncio.sleep(delay)
 
-    async def _follow(self, url: str, page: bool) -> LinkResult:
+    async def _follow(self, url: str, page: int | None, inward: bool) -> LinkResult:
         """One attempt: requests and redirects until a final answer. A page is local where its
         host is a local address or a name with no public address; a redirect from a page that
         is not may lead only to public addresses, judged on the name's literal form first and
@@ -202,7 +206,7 @@ class LinkChecker:
         chain: list[Hop] = []
         seen = {url}
         current = url
-        inward = True  # the source itself may be local where CUDAGLOSS_LOCAL_SOURCES allows
+        # inward: the source may be local where CUDAGLOSS_LOCAL_SOURCES allows (not a public page's sheet)
         while True:
             try:
                 status, headers, body, got, local = await self._request(current, page, not inward)
@@ -244,9 +248,11 @@ class LinkChecker:
                 current, inward = target, inward and local
                 continue
             result = self._verdict(url, current, status, headers, body, chain)
-            return result if got is None else replace(result, page=got)
+            return result if got is None else replace(result, page=replace(got, local=local))
 
-    async def _request(self, url: str, page: bool, public_only: bool) -> tuple[int, Any, bytes, Page | None, bool]:
+    async def _request(
+        self, url: str, page: int | None, public_only: bool
+    ) -> tuple[int, Any, bytes, Page | None, bool]:
         """One GET per URL (fetch.py says what of its body is read), and whether its page is
         local (client.Client.request). A HEAD first would cost a second request for every HTML
         page and every error, which is most of a glossary's sources."""
@@ -254,7 +260,7 @@ class LinkChecker:
         refuse_credentials(url, headers)
         response, local = await self._client.request(url, headers, inward=not public_only)
         o = self.options
-        got = await self._fetch.reply(response, url, o.max_body, o.max_page if page else None)
+        got = await self._fetch.reply(response, url, o.max_body, page)
         return got.status, got.headers, got.body, got.page, local
 
     def _verdict(self, url: str, final: str, status: int, headers: Any, body: bytes, chain: list[Hop]) -> LinkResult:

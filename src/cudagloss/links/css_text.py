@@ -145,3 +145,20 @@ def split_top(text: str) -> list[str]:
             start = i + 1
     parts.append(text[start:])
     return parts
+
+
+_NEVER_ON_SCREEN = re.compile(
+    r"(?:only[\t\n\f\r ]+)?(?:print|speech|aural|braille|embossed|handheld|projection|tty|tv)"
+    r"|not[\t\n\f\r ]+(?:all|screen)"
+)
+_ALWAYS_ON_SCREEN = re.compile(r"|all|screen|only[\t\n\f\r ]+(?:all|screen)|not[\t\n\f\r ]+(?:print|speech)")
+
+
+def screen_media(media: str) -> bool | None:
+    """Whether a media query list (a media attribute, an @import's) applies on a screen: True
+    always, None never (print, speech, the media types that match nothing), False maybe (a
+    width, an orientation...: judged as @media is)."""
+    queries = [q.strip(SPACE).lower() for q in split_top(COMMENT.sub(" ", media[:1024]))]
+    if any(_ALWAYS_ON_SCREEN.fullmatch(q) for q in queries):
+        return True
+    return None if all(_NEVER_ON_SCREEN.fullmatch(q) for q in queries) else False

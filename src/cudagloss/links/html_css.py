@@ -1,4 +1,4 @@
-"""What a page's own CSS hides: inline styles, and the rules of its <style> elements.
+"""What a page's own CSS hides: inline styles, its <style> elements and its stylesheets.
 
 A sentence a stylesheet hides is not on the page for a reader, so it must not be "found" there
 (issue 39, class 7). This reads as much CSS as can be judged without a browser and says so
@@ -7,22 +7,30 @@ selector of one compound (a type, classes, an id: `p`, `.x`, `div.x#y`) hides wh
 unless a rule that shows (another display, visibility:visible) wins the cascade (importance,
 specificity, order, per property) or might, or its inline style says otherwise. Any other
 hiding rule (combinators, pseudo-classes, attributes, in @media and other at-rules, nested)
-makes what its last compound might match "possibly hidden". A stylesheet that is not on the
-page (<link rel=stylesheet>, @import, an SVG's <style>) or CSS past the limits below leaves
-the whole page's hiding unknown. Comments and escapes are read as CSS reads them (css_text.py).
+makes what its last compound might match "possibly hidden". Stylesheets the page names
+(<link rel=stylesheet>, its Link header, @import) are read in their place in the cascade once
+fetched (links/stylesheets.py: Sheet.missing says which to fetch, and the page is read again);
+one whose media never applies on a screen (print) is not read, one whose media may apply is
+read as @media is. A sheet that could not be fetched, an SVG's <style>, an @import more than
+one level deep, or CSS past the limits below leaves the whole page's hiding unknown. Comments
+and escapes are read as CSS reads them (css_text.py).
 
-Bounded: at most STYLE_MAX characters of <style> text and RULES_MAX rules are read, each
-selector at most SELECTOR_MAX characters; an element's classes past CLASSES_MAX are looked up
-but not matched; and judging stops, leaving the page's hiding unknown, after MATCH_BUDGET
-selector tests.
+Bounded: at most STYLE_MAX characters of <style> text, STYLESHEETS_MAX sheets of at most
+STYLE_MAX each, and RULES_MAX rules for each, are read, each selector at most SELECTOR_MAX
+characters; an element's classes past CLASSES_MAX are looked up but not matched; and judging
+stops, leaving the page's hiding unknown, after MATCH_BUDGET selector tests.
 """
 
 from __future__ import annotations
 
 import enum
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urljoin
 
-from cudagloss.links.css_text import COMMENT, SPACE, Compound, Declared, compound, declared, split_top
+from cudagloss.errors import shown
+from cudagloss.links.css_text import COMMENT, SPACE, Compound, Declared, compound, declared, screen_media, split_top
 
 STYLE_MAX = 512 * 1024
 RULES_MAX = 4096
@@ -32,11 +40,34 @@ PER_KEY_MAX = 32
 """Selectors kept under one class, id or type: past it, that key makes an element possibly hidden."""
 MATCH_BUDGET = 2_000_000
 NEST_MAX = 8
+STYLESHEETS_MAX = 8
+"""Stylesheets read for one page (linked, named in its Link header, imported): past it, unknown."""
+IMPORT_DEPTH = 2
+"""A page's own sheets (<link>, Link header, @import in a <style>) are level 1, what they
+@import level 2; an @import in a level-2 sheet leaves the page's hiding unknown."""
+_IMPORT = re.compile(r"""@import[\t\n\f\r ]*(?:url\(([^)]*)\)|"([^"]*)"|'([^']*)')(.*)""", re.I | re.S)
+
+
+@dataclass(frozen=True)
+class CssFile:
+    """A stylesheet fetched for a page (links/stylesheets.py): its text, or why it was not read."""
+
+    text: str | None
+    why: str = ""
+
 
 _CONDITIONAL = frozenset(
     {"media", "supports", "layer", "container", "document", "-moz-document", "scope", "starting-style"}
 )
 """At-rules whose rules may or may not apply: what they hide is only possibly hidden."""
+
+
+def _join(base: str, href: str) -> str:
+    """href resolved against base (as it is, where urljoin refuses it: the fetch says why)."""
+    try:
+        return urljoin(base, href.strip(SPACE))
+    except ValueError:
+        return href
 
 
 class Seen(enum.Enum):
@@ -97,9 +128,26 @@ class Sheet:
     read: int = 0
     rules: int = 0
     budget: int = MATCH_BUDGET
+    url: str = ""
+    """The page's URL, then its <base href>: what a <link>'s href is resolved against."""
+    files: Mapping[str, CssFile] = field(default_factory=dict)
+    """The stylesheets fetched for the page so far, by URL."""
+    missing: list[str] = field(default_factory=list)
+    """Stylesheets the page needs that are not in files: to fetch, then read the page again."""
+    linked: set[str] = field(default_factory=set)
+    sheets_read: int = 0
+    based: bool = False
+    _at: tuple[str, int] = ("", 0)
+    """The URL and level (IMPORT_DEPTH) of the sheet being read: where its @import leads."""
 
     def external(self, why: str) -> None:
         self.unknown = self.unknown or why
+
+    def why_unknown(self) -> str:
+        """Why the page's hiding is not known, stylesheets still to fetch included ('' if known)."""
+        if self.unknown or not self.missing:
+            return self.unknown
+        return f"stylesheet {shown(self.missing[0], 100)} was not read"
 
     def add_style(self, css: str, conditional: bool) -> None:
         """The text of one <style> element (conditional: its media may not apply)."""
@@ -107,7 +155,51 @@ class Sheet:
             self.external(f"its stylesheets are over {STYLE_MAX // 1024} KiB, so what they hide was not read")
             return
         self.read += len(css)
+        self._at = (self.url, 0)
         self._rules(COMMENT.sub(" ", css), conditional, 0)
+
+    def link(self, href: str, media: str, base: str = "", level: int = 1, conditional: bool = False) -> None:
+        """A stylesheet the page or a sheet names (<link>, Link header, @import), read in its
+        place in the cascade if fetched; media that never applies on a screen: not read at all."""
+        applies = screen_media(media)
+        if applies is None or self.unknown:
+            return
+        url = _join(base or self.url, href).partition("#")[0]
+        if level > IMPORT_DEPTH:
+            return self.external(f"stylesheet {shown(url, 100)} is imported more than one level deep, not read")
+        self.linked.add(url)
+        if len(self.linked) > STYLESHEETS_MAX:
+            return self.external(f"it has over {STYLESHEETS_MAX} stylesheets, so what they hide was not read")
+        got = self.files.get(url)
+        if got is None:
+            if url not in self.missing:
+                self.missing.append(url)
+            return
+        if got.text is None:
+            return self.external(f"stylesheet {shown(url, 100)} not read: {got.why}")
+        self.sheets_read += len(got.text)  # (a sheet imported again and again is read each time)
+        if self.sheets_read > STYLE_MAX * STYLESHEETS_MAX:
+            return self.external(f"its stylesheets are over {STYLE_MAX * STYLESHEETS_MAX // 1024} KiB, not read")
+        at, self._at = self._at, (url, level)
+        self._rules(COMMENT.sub(" ", got.text), conditional or not applies, 0)
+        self._at = at
+
+    def element(self, name: str, attrs: dict[str, str]) -> None:
+        """A <link> (a stylesheet, unless an alternate one) or a <base> (the first sets the URL)."""
+        rel = attrs.get("rel", "").lower().split()
+        if name == "link" and "stylesheet" in rel and "alternate" not in rel and "href" in attrs:
+            self.link(attrs["href"], attrs.get("media", ""))
+        elif name == "base" and "href" in attrs and not self.based:
+            self.based, self.url = True, _join(self.url, attrs["href"])
+
+    def _import(self, statement: str, conditional: bool) -> None:
+        found = _IMPORT.match(statement)
+        if found is None:
+            return self.external("it imports a stylesheet (@import) that was not read")
+        href = next(v for v in found.group(1, 2, 3) if v is not None).strip(SPACE).strip("\"'")
+        rest = found.group(4).strip(SPACE)
+        layered = re.match(r"(?i)(?:layer|supports)\b", rest) is not None  # its place in the cascade: not judged
+        self.link(href, "" if layered else rest, self._at[0], self._at[1] + 1, conditional or layered)
 
     def _rules(self, css: str, conditional: bool, depth: int) -> None:
         i, n = 0, len(css)
@@ -115,7 +207,7 @@ class Sheet:
             brace, semi = css.find("{", i), css.find(";", i)
             if semi >= 0 and (brace < 0 or semi < brace):  # a statement: @import, @charset, stray text
                 if css[i:semi].strip(SPACE).lower().startswith("@import"):
-                    self.external("it imports a stylesheet (@import) that was not read")
+                    self._import(css[i:semi].strip(SPACE), conditional)
                 i = semi + 1
                 continue
             if brace < 0:
@@ -126,7 +218,7 @@ class Sheet:
 
     def _rule(self, prelude: str, body: str, conditional: bool, depth: int) -> None:
         self.rules += 1
-        if self.rules > RULES_MAX or depth > NEST_MAX:
+        if self.rules > RULES_MAX * (1 + len(self.linked)) or depth > NEST_MAX:
             self.external(f"its stylesheets have over {RULES_MAX} rules, so what they hide was not read")
             return
         if prelude.startswith("@"):

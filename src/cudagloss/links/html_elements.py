@@ -1,10 +1,12 @@
 """What html_text.py knows of HTML's elements: which hold raw text, which are void, which hide
 their content (and whether a start tag's attributes hide it), which separate text, which end tags
-the HTML standard implies, and what a <meta> refresh or a <script> type says."""
+the HTML standard implies, what a <meta> refresh or a <script> type says; and what reading a
+page found (PageText)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from cudagloss.links.css_text import declared
 from cudagloss.links.html_css import Seen, Sheet
@@ -99,3 +101,28 @@ def runs(script_type: str) -> bool:
     """A <script> of this type is a program (not data such as JSON-LD or a template)."""
     kind = script_type.strip().lower()
     return kind in ("", "module") or "javascript" in kind or "ecmascript" in kind
+
+
+@dataclass(frozen=True)
+class PageText:
+    """What reading a page found: its visible text, and the signs that scripts write it."""
+
+    text: str
+    scripts: int
+    """<script> elements that run (inline or not; not JSON-LD or other data)."""
+    noscript: str
+    """The start of what its <noscript> elements say (markup in them left as it is)."""
+    empty_root: bool
+    """An app's root element (<div id="root">, <div id="__next">, <app-root>...) with no text."""
+    refresh: str = ""
+    """Where a <meta http-equiv=refresh> sends the reader on to ('' when it does not)."""
+    sure: str | None = None
+    """text less what the page's CSS may hide (each such run a MAYBE_MARK); None: text itself."""
+    styles_unknown: str = ""
+    """Why what the page's CSS hides is not known (a stylesheet not read...), or ''."""
+    stylesheets: tuple[str, ...] = ()
+    """The stylesheets to fetch before its hiding can be known (html_css.Sheet.missing)."""
+
+
+MAYBE_MARK = "\uffff"
+"""Stands in PageText.sure for text that may be hidden: a noncharacter, never in a quote."""

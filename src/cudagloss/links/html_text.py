@@ -11,26 +11,31 @@ regex here matches forward without nested repetition, an end tag pops only an el
 is open (a count per name), and an implied end tag (<p> after <p>) looks only at the top.
 
 What it leaves out, and why, is in html_elements.HIDING, seen() and html_css.py (what the
-page's own CSS hides); what separates text is html_elements.BLOCK. A page with <style> rules
-that hide is read twice: once to collect them, once to judge its elements by them (a <style>
-anywhere applies to the whole page). Text that its CSS may or may not hide is kept apart
+page's own CSS hides); what separates text is html_elements.BLOCK. A page whose CSS hides is
+read twice: once to collect its <style> rules and the stylesheets it names (those fetched read
+in their place, the others listed to fetch: PageText.stylesheets), once to judge its elements
+by them (a <style> anywhere applies to the whole page). Text that its CSS may or may not hide is kept apart
 (PageText.sure), so that a quote found only there is never taken as seen.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from cudagloss.links.html_css import Seen, Sheet
+from cudagloss.links.css_text import screen_media
+from cudagloss.links.html_css import CssFile, Seen, Sheet
 from cudagloss.links.html_elements import (
     BLOCK,
     BREAKOUT,
     CLOSES,
+    MAYBE_MARK,
     RAW,
     ROOT_IDS,
     SHOWN_RAW,
     VOID,
+    PageText,
     refresh_target,
     runs,
     seen,
@@ -44,33 +49,10 @@ _ATTR = re.compile(
 )
 _COMMENT_END = re.compile(r"--!?>")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_WANTED = frozenset({"hidden", "style", "id", "class", "open", "type", "http-equiv", "content", "rel", "media"})
+_WANTED = frozenset({"hidden", "style", "id", "class", "open", "type", "http-equiv", "content", "rel", "media", "href"})
 """The attributes read: the rest are skipped over without being kept."""
 NOSCRIPT_MAX = 4096
 """Characters of <noscript> text kept, to see whether it asks for JavaScript."""
-
-
-@dataclass(frozen=True)
-class PageText:
-    """What reading a page found: its visible text, and the signs that scripts write it."""
-
-    text: str
-    scripts: int
-    """<script> elements that run (inline or not; not JSON-LD or other data)."""
-    noscript: str
-    """The start of what its <noscript> elements say (markup in them left as it is)."""
-    empty_root: bool
-    """An app's root element (<div id="root">, <div id="__next">, <app-root>...) with no text."""
-    refresh: str = ""
-    """Where a <meta http-equiv=refresh> sends the reader on to ('' when it does not)."""
-    sure: str | None = None
-    """text less what the page's CSS may hide (each such run a MAYBE_MARK); None: text itself."""
-    styles_unknown: str = ""
-    """Why what the page's CSS hides is not known (a stylesheet not on the page...), or ''."""
-
-
-MAYBE_MARK = "\uffff"
-"""Stands in PageText.sure for text that may be hidden: a noncharacter, never in a quote."""
 
 
 class _Tree:
@@ -142,8 +124,8 @@ class _Tree:
             self.scripts += 1
         if name == "meta" and not self.refresh:
             self.refresh = refresh_target(attrs)
-        if self.styles is not None and name == "link" and "stylesheet" in attrs.get("rel", "").lower().split():
-            self.styles.external("it links a stylesheet (<link rel=stylesheet>) that was not read")
+        if self.styles is not None and name in ("link", "base"):
+            self.styles.element(name, attrs)
         if self.styles is not None and name == "style" and self.foreign:
             self.styles.external("it has a <style> in SVG or MathML, which was not read")
         if self.foreign and name in BREAKOUT:
@@ -187,9 +169,9 @@ class _Tree:
 
     def style(self, attrs: dict[str, str], css: str) -> None:
         """A <style> element's rules, collected on the first reading (its media may not apply)."""
-        if self.styles is not None:
-            media = attrs.get("media", "").strip().lower()
-            self.styles.add_style(css, media not in ("", "all", "screen"))
+        applies = screen_media(attrs.get("media", ""))
+        if self.styles is not None and applies is not None:
+            self.styles.add_style(css, not applies)
 
     def finish(self) -> PageText:
         self.empty_root |= bool(self.root_at) and not self.root_text
@@ -295,13 +277,19 @@ def _past(s: str, what: str, i: int) -> int:
     return len(s) if found < 0 else found + len(what)
 
 
-def read_html(s: str) -> PageText:
+def read_html(
+    s: str, url: str = "", files: Mapping[str, CssFile] | None = None, header: Sequence[tuple[str, str]] = ()
+) -> PageText:
     """Read an HTML document: its visible text and the signs that scripts write it; twice where
-    its own <style> rules hide something (collected on the first reading, judged on the second)."""
-    styles = Sheet()
+    its CSS hides something (collected on the first reading, judged on the second). url: the
+    page's; files: the stylesheets fetched for it; header: its Link header's (URL, media)."""
+    styles = Sheet(url=url, files=files or {})
+    for href, media in header:  # (before the page's own, as browsers apply them)
+        styles.link(href, media)
     found = _read(s, _Tree(Sheet(), styles))
-    if not styles.hide or styles.unknown:
-        return replace(found, styles_unknown=found.styles_unknown or styles.unknown)
+    unknown, wanted = found.styles_unknown or styles.why_unknown(), tuple(styles.missing)
+    if not styles.hide or unknown:
+        return replace(found, styles_unknown=unknown, stylesheets=() if styles.unknown else wanted)
     return _read(s, _Tree(styles, None))
 
 

@@ -6,19 +6,21 @@ body, a page whose scripts write its text, a page that sends its reader on to an
 refresh), or the unread rest of a page too long to fetch whole is "unverifiable", with the
 reason, because nothing here says the quote is not there. Found is only "found" where a reader
 sees it: text the page's own CSS hides is not read (html_css.py), and a quote found only in
-text its CSS may hide, or on a page whose CSS is not all on the page (a linked stylesheet), is
-"unverifiable" too.
+text its CSS may hide, or on a page whose CSS could not all be read (a linked stylesheet that
+could not be fetched: links/stylesheets.py fetches them), is "unverifiable" too.
 """
 
 from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from cudagloss.errors import shown
-from cudagloss.links.html_text import MAYBE_MARK, read_html
+from cudagloss.links.html_css import CssFile
+from cudagloss.links.html_elements import MAYBE_MARK
+from cudagloss.links.html_text import read_html
 from cudagloss.links.page_text import bom_codec, decode_page, normalise, normalise_within, web_codec
 from cudagloss.links.status import Page
 
@@ -88,6 +90,8 @@ class _Reading:
     """Why what the page's CSS hides is not known ('' where it is)."""
     if_hidden: str = ""
     """text as it would read were all that its CSS may hide hidden ('' where sure is None)."""
+    stylesheets: tuple[str, ...] = ()
+    """Stylesheets to fetch before what its CSS hides is known (PageText.stylesheets)."""
 
 
 def _size(n: int) -> str:
@@ -138,13 +142,14 @@ def _needs_javascript(scripts: int, shown: int, noscript: str, empty_root: bool)
     return ""
 
 
-def _read(page: Page | None) -> _Reading:
+def _read(page: Page | None, files: Mapping[str, CssFile]) -> _Reading:
     """The page read once for its quotes, in memory bounded by its size n, whatever it holds:
     its body (n bytes), its characters and its visible text (each at most n characters, 4
     bytes each where one is outside the BMP; the text twice where its CSS may hide some), and
     the normalised forms (each at most n + GROWTH_SLACK characters, held as pieces then joined,
     plus one piece's copies: page_text.PIECE). About 16n at worst; a run judges two at once
-    (run.py), and tests/links/test_quote_memory.py holds the command to under 24 times the cap."""
+    (run.py), and tests/links/test_quote_memory.py holds the command to under 24 times the cap.
+    files: the stylesheets fetched for it so far."""
     if page is None:
         return _Reading(unreadable="the page was not fetched, so its text could not be read")
     kind, why = _kind(page)
@@ -158,7 +163,7 @@ def _read(page: Page | None) -> _Reading:
     caveat = ""
     limit = len(page.body) + GROWTH_SLACK
     if kind == "html":
-        found = read_html(decoded)
+        found = read_html(decoded, page.url, files, page.stylesheets)
         del decoded  # (the page's characters are not needed past here: memory for the next copies)
         text, whole = normalise_within(found.text, limit)
         caveat = _needs_javascript(found.scripts, len(text), found.noscript, found.empty_root)
@@ -166,9 +171,10 @@ def _read(page: Page | None) -> _Reading:
             target = shown(found.refresh, 100)
             caveat = f"the page sends its reader on to {target} (<meta http-equiv=refresh>), which was not read"
         sure, unknown = None if found.sure is None else normalise_within(found.sure, limit)[0], found.styles_unknown
+        sheets = found.stylesheets
         del found
     else:
-        (text, whole), sure, unknown = normalise_within(decoded, limit), None, ""
+        (text, whole), sure, unknown, sheets = normalise_within(decoded, limit), None, "", ()
     if not caveat and not whole:
         caveat = (
             f"the page's text grows past {len(page.body):,} characters when normalised (compatibility characters"
@@ -178,7 +184,7 @@ def _read(page: Page | None) -> _Reading:
         size = _size(len(page.body))
         caveat = f"the page is over {size}; the quote is not in its first {size}"
     if_hidden = "" if sure is None else _SPACES.sub(" ", sure.replace(MAYBE_MARK, ""))
-    return _Reading(text=text, caveat=caveat, sure=sure, styles_unknown=unknown, if_hidden=if_hidden)
+    return _Reading(text, "", caveat, sure, unknown, if_hidden, sheets)
 
 
 def _found(reading: _Reading, needle: str) -> QuoteResult:
@@ -196,8 +202,17 @@ def _found(reading: _Reading, needle: str) -> QuoteResult:
 
 def judge_quotes(page: Page | None, quotes: Iterable[str]) -> dict[str, QuoteResult]:
     """Each quote's result on one page, which is read once (only if some quote has words)."""
+    return judge_page(page, quotes)[0]
+
+
+def judge_page(
+    page: Page | None, quotes: Iterable[str], files: Mapping[str, CssFile] | None = None
+) -> tuple[dict[str, QuoteResult], tuple[str, ...]]:
+    """Each quote's result on one page, read with the stylesheets fetched for it (files); and
+    the stylesheets still to fetch before judging it again, where a quote is in its text and
+    whether a reader sees it waits on them (else none: no sheet makes a missing quote found)."""
     wanted = {quote: normalise(quote) for quote in quotes}
-    reading = _read(page) if any(wanted.values()) else _Reading()
+    reading = _read(page, files or {}) if any(wanted.values()) else _Reading()
     results: dict[str, QuoteResult] = {}
     for quote, needle in wanted.items():
         if not needle:
@@ -215,7 +230,8 @@ def judge_quotes(page: Page | None, quotes: Iterable[str]) -> dict[str, QuoteRes
             results[quote] = QuoteResult(
                 QuoteStatus.MISSING, f"not in the page's visible text ({len(reading.text):,} characters read)"
             )
-    return results
+    waits = reading.stylesheets and any(n and n in reading.text for n in wanted.values())
+    return results, reading.stylesheets if waits else ()
 
 
 def judge_quote(page: Page | None, quote: str) -> QuoteResult:
