@@ -317,10 +317,12 @@ def test_a_checker_used_directly_never_raises_for_garbage() -> None:
 class Buggy(LinkChecker):
     """A checker with a bug in one place: the run must still finish, with that URL broken."""
 
-    async def _request(self, url: str, page: bool) -> tuple[int, Any, bytes, Page | None]:
+    async def _request(
+        self, url: str, page: int | None, public_only: bool
+    ) -> tuple[int, Any, bytes, Page | None, bool]:
         if url.endswith("/bug"):
             raise RuntimeError("a bug in the checker\x1b[2J")
-        return await super()._request(url, page)
+        return await super()._request(url, page, public_only)
 
 
 def test_an_unexpected_error_is_that_urls_result(hostile: HostileServer) -> None:

@@ -152,35 +152,39 @@ class LinkChecker:
         )
         return {url: results[url] for url in unique}
 
-    async def check(self, url: str, host: str | None = None, *, page: bool = False) -> LinkResult:
+    async def check(
+        self, url: str, host: str | None = None, *, page: bool = False, cap: int = 0, inward: bool = True
+    ) -> LinkResult:
         """url's result, whatever the URL and whatever its server sends: this never raises
         (the broad except is the last line; known failures are classified further in).
         host: host_of(url), where the caller has it already. page: where the final answer is
-        2xx, its whole body (up to max_page decoded bytes) comes back as result.page."""
-        problem = url_problem(url) or url_host_problem(url)
+        2xx, its whole body (up to cap, else max_page, decoded bytes) comes back as result.page.
+        inward False: public addresses only (what a page that is not local links to)."""
+        problem = url_problem(url) or url_host_problem(url, None if inward else ())
         if problem is not None:
             return LinkResult(url, LinkStatus.INVALID, problem)
+        size = (cap or self.options.max_page) if page else None
         try:
-            return await self._check(url, host_of(url) if host is None else host, page)
+            return await self._check(url, host_of(url) if host is None else host, size, inward)
         except Exception as exc:  # the last line: one URL's trouble is never the run's
             return LinkResult(url, LinkStatus.BROKEN, shown(f"checker error ({type(exc).__name__}: {exc})"))
 
-    async def _check(self, url: str, host: str, page: bool) -> LinkResult:
+    async def _check(self, url: str, host: str, page: int | None, inward: bool) -> LinkResult:
         per_host = self._hosts.get(host) or self._hosts.setdefault(host, asyncio.Semaphore(self.options.per_host))
         # the host's turn first: a URL waiting for its host holds none of the run's slots meanwhile
         async with per_host, self._global:
             try:
-                return await self._wire.within(self.options.total_timeout, self._with_retries(url, page))
+                return await self._wire.within(self.options.total_timeout, self._with_retries(url, page, inward))
             except asyncio.TimeoutError:
                 return LinkResult(url, LinkStatus.TIMEOUT, f"no answer within {self.options.total_timeout:g} s")
 
-    async def _with_retries(self, url: str, page: bool) -> LinkResult:
+    async def _with_retries(self, url: str, page: int | None, inward: bool) -> LinkResult:
         o = self.options
         attempt = 0
         while True:
             attempt += 1
             try:
-                result = await self._follow(url, page)
+                result = await self._follow(url, page, inward)
                 return result if attempt == 1 else replace(result, attempts=attempt)
             except _Attempt as failed:
                 if attempt > o.retries:
@@ -193,19 +197,24 @@ class LinkChecker:
                     delay = max(delay, failed.wait)
                 await asyncio.sleep(delay)
 
-    async def _follow(self, url: str, page: bool) -> LinkResult:
-        """One attempt: requests and redirects until a final answer."""
+    async def _follow(self, url: str, page: int | None, inward: bool) -> LinkResult:
+        """One attempt: requests and redirects until a final answer. A page is local where its
+        host is a local address or a name with no public address; a redirect from a page that
+        is not may lead only to public addresses, judged on the name's literal form first and
+        then on what it resolves to as it is connected to (client.Client.request)."""
         wire = self._wire
         chain: list[Hop] = []
         seen = {url}
         current = url
+        # inward: the source may be local where CUDAGLOSS_LOCAL_SOURCES allows (not a public page's sheet)
         while True:
             try:
-                status, headers, body, got = await self._request(current, page)
+                status, headers, body, got, local = await self._request(current, page, not inward)
             except wire.WireTimeout as exc:
                 raise _Attempt(LinkResult(url, LinkStatus.TIMEOUT, f"timed out ({exc})")) from None
             except wire.PrivateAddress as exc:  # refused there when connecting: not followed, not retried
-                return LinkResult(url, LinkStatus.INVALID, shown(str(exc)), chain=tuple(chain))
+                detail = shown(str(exc) if inward else f"a public page redirects to {redacted(current)}, where {exc}")
+                return LinkResult(url, LinkStatus.INVALID, detail, chain=tuple(chain))
             except (CredentialRefused, Unrequestable) as exc:
                 detail = shown(f"cannot be requested ({type(exc).__name__}: {exc})")
                 return LinkResult(url, LinkStatus.INVALID, detail, chain=tuple(chain))
@@ -223,7 +232,7 @@ class LinkChecker:
                     target = urljoin(current, location)
                 except ValueError:  # urlsplit refuses some (an unclosed IPv6 bracket, ...)
                     target = location
-                problem = url_problem(target) or url_host_problem(target) or redirect_inward(current, target)
+                problem = url_problem(target) or url_host_problem(target) or redirect_inward(current, target, local)
                 # a valid target is printable and free of credentials as it is; any other is shown safely
                 where = target if problem is None else shown(redacted(target))
                 chain.append(Hop(status, where))
@@ -236,20 +245,23 @@ class LinkChecker:
                     detail = f"redirects to {shown(redacted(target), 80)}, which is invalid: {shown(problem, 100)}"
                     return LinkResult(url, LinkStatus.INVALID, detail, status, where, tuple(chain))
                 seen.add(target)
-                current = target
+                current, inward = target, inward and local
                 continue
             result = self._verdict(url, current, status, headers, body, chain)
-            return result if got is None else replace(result, page=got)
+            return result if got is None else replace(result, page=replace(got, local=local))
 
-    async def _request(self, url: str, page: bool) -> tuple[int, Any, bytes, Page | None]:
-        """One GET per URL (fetch.py says what of its body is read). A HEAD first would cost a
-        second request for every HTML page and every error, which is most of a glossary's sources."""
+    async def _request(
+        self, url: str, page: int | None, public_only: bool
+    ) -> tuple[int, Any, bytes, Page | None, bool]:
+        """One GET per URL (fetch.py says what of its body is read), and whether its page is
+        local (client.Client.request). A HEAD first would cost a second request for every HTML
+        page and every error, which is most of a glossary's sources."""
         headers = dict(self._headers)
         refuse_credentials(url, headers)
-        response = await self._client.get(url, headers)
+        response, local = await self._client.request(url, headers, inward=not public_only)
         o = self.options
-        got = await self._fetch.reply(response, url, o.max_body, o.max_page if page else None)
-        return got.status, got.headers, got.body, got.page
+        got = await self._fetch.reply(response, url, o.max_body, page)
+        return got.status, got.headers, got.body, got.page, local
 
     def _verdict(self, url: str, final: str, status: int, headers: Any, body: bytes, chain: list[Hop]) -> LinkResult:
         hops = tuple(chain)

@@ -7,6 +7,14 @@ decodes under the cap), no redirects followed by it, and every address it connec
 a resolver that drops the private answers of a name (model.addresses) and a socket factory that
 refuses, at connect time, any address that is not public, whatever led there (an IP literal
 never reaches a resolver). Its errors come out as WireError, WireTimeout or PrivateAddress.
+
+Two sessions: one whose resolver and socket factory allow no local network at all, and one
+that allows those CUDAGLOSS_LOCAL_SOURCES names. A page is local where its host is a local
+address, or a name that resolves to no public one; only such a page is fetched through the
+second, and only it may redirect the checker to a local address: a public page may not send the
+checker inward through a name any more than through an address, the name judged on what it
+resolves to when connected. Sessions apart, so that a connection pooled for an allowed local
+source is never reused for a public page's redirect.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from yarl import URL
 
 from cudagloss.links.wire import Unrequestable, target_of
-from cudagloss.model.addresses import address_problem
+from cudagloss.model.addresses import Network, address_problem, local_networks, url_host_problem
 
 T = TypeVar("T")
 KEEPALIVE_S = 5.0
@@ -61,15 +69,18 @@ async def within(seconds: float, coro: Coroutine[Any, Any, T]) -> T:
         return await coro
 
 
-async def public_addresses(host: str, port: int, family: int = socket.AF_UNSPEC) -> list[ResolveResult]:
-    """What host resolves to, less every address a source may not lead to; PrivateAddress if
-    nothing is left (socket.gaierror if the lookup fails)."""
+async def public_addresses(
+    host: str, port: int, family: int = socket.AF_UNSPEC, local: tuple[Network, ...] | None = None
+) -> list[ResolveResult]:
+    """What host resolves to, less every address a source may not lead to (local: the networks
+    allowed, CUDAGLOSS_LOCAL_SOURCES's by default); PrivateAddress if nothing is left
+    (socket.gaierror if the lookup fails)."""
     loop = asyncio.get_running_loop()
     infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM, family=family)
     found: list[ResolveResult] = []
     refused = ""
     for fam, _, proto, _, sockaddr in infos:
-        problem = address_problem(str(sockaddr[0]))
+        problem = address_problem(str(sockaddr[0]), local)
         if problem is not None:
             refused = refused or problem
             continue
@@ -82,10 +93,14 @@ async def public_addresses(host: str, port: int, family: int = socket.AF_UNSPEC)
 
 
 class PublicResolver(AbstractResolver):
-    """A name's public addresses only (aiohttp asks this for every name it connects to)."""
+    """A name's public addresses only (aiohttp asks this for every name it connects to); local:
+    the networks allowed besides (None: CUDAGLOSS_LOCAL_SOURCES's; (): none)."""
+
+    def __init__(self, local: tuple[Network, ...] | None = None) -> None:
+        self.local = local
 
     async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[ResolveResult]:
-        return await public_addresses(host, port, family)
+        return await public_addresses(host, port, family, self.local)
 
     async def close(self) -> None:
         pass
@@ -101,27 +116,29 @@ class Client:
         )
         self._limit, self._per_host = limit, per_host
         self._session: aiohttp.ClientSession | None = None
+        self._public_only: aiohttp.ClientSession | None = None
+        """For redirect hops from a page that was not local: no local network allowed at all."""
         self._tls: ssl.SSLContext | None = None
         self.opened = 0
         """Connections opened so far (how well reuse works, for tests and benchmarks)."""
 
-    def _socket(self, addr_info: tuple[Any, ...]) -> socket.socket:
+    def _socket(self, addr_info: tuple[Any, ...], local: tuple[Network, ...] | None = None) -> socket.socket:
         """The last look before connecting, at the very address connected to."""
         family, kind, proto, _, sockaddr = addr_info
-        problem = address_problem(str(sockaddr[0]))
+        problem = address_problem(str(sockaddr[0]), local)
         if problem is not None:
             raise PrivateAddress(f"the address to connect to {problem}: not connected")
         sock = socket.socket(family, kind, proto)
         self.opened += 1
         return sock
 
-    def _open(self) -> aiohttp.ClientSession:
+    def _open(self, local: tuple[Network, ...] | None) -> aiohttp.ClientSession:
         connector = aiohttp.TCPConnector(
             limit=self._limit,
             limit_per_host=self._per_host,
             keepalive_timeout=KEEPALIVE_S,
-            resolver=PublicResolver(),
-            socket_factory=self._socket,
+            resolver=PublicResolver(local),
+            socket_factory=lambda info: self._socket(info, local),
         )
         return aiohttp.ClientSession(
             connector=connector,
@@ -134,29 +151,51 @@ class Client:
             max_headers=MAX_HEADERS,
         )
 
-    async def get(self, url: str, headers: dict[str, str]) -> aiohttp.ClientResponse:
+    async def request(self, url: str, headers: dict[str, str], *, inward: bool) -> tuple[aiohttp.ClientResponse, bool]:
+        """get(url, headers), and whether its page is local (its host a local address, or a name
+        with no public address: then asked through the session that allows local networks).
+        inward False (a redirect from a page that was not local): public addresses only."""
+        if inward and url_host_problem(url, ()) is not None:
+            return await self.get(url, headers), True
+        try:
+            return await self.get(url, headers, public_only=True), False
+        except PrivateAddress:
+            if not inward or not local_networks():
+                raise
+        return await self.get(url, headers), True
+
+    async def get(self, url: str, headers: dict[str, str], *, public_only: bool = False) -> aiohttp.ClientResponse:
         """GET url with exactly these headers; the response's head read, its body not (the
-        caller releases it). Raises WireError, WireTimeout, PrivateAddress or Unrequestable."""
+        caller releases it). public_only: connect to public addresses only, whatever
+        CUDAGLOSS_LOCAL_SOURCES allows (a redirect hop from a page that was not local).
+        Raises WireError, WireTimeout, PrivateAddress or Unrequestable."""
         (scheme, _, _), host_header, path = target_of(url)
         if not all(_SENDABLE.fullmatch(v) for v in headers.values()):
             raise Unrequestable("a header value that HTTP cannot carry")
         target = URL(f"{scheme}://{host_header}{path}", encoded=True)
-        if self._session is None:
-            self._session = self._open()
+        if public_only:
+            if self._public_only is None:
+                self._public_only = self._open(())
+            session = self._public_only
+        else:
+            if self._session is None:
+                self._session = self._open(None)
+            session = self._session
         tls: ssl.SSLContext | bool = True
         if scheme == "https":
             if self._tls is None:  # loading the certificates costs ~15 ms: once, and only for https
                 self._tls = tls_context()
             tls = self._tls
         try:
-            return await self._session.get(target, headers=headers, allow_redirects=False, ssl=tls)
+            return await session.get(target, headers=headers, allow_redirects=False, ssl=tls)
         except Exception as exc:
             raise failure(exc) from exc
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        for session in (self._session, self._public_only):
+            if session is not None:
+                await session.close()
+        self._session = self._public_only = None
 
 
 def failure(exc: BaseException) -> Exception:

@@ -26,6 +26,7 @@ import aiohttp
 
 from cudagloss.links.client import failure, within
 from cudagloss.links.status import Page
+from cudagloss.links.stylesheets import link_header
 from cudagloss.links.wire import BoundedBody, Headers, media_type
 
 PAGE_RAW_SLACK = 64 * 1024
@@ -81,7 +82,8 @@ async def _page(response: aiohttp.ClientResponse, headers: Headers, url: str, ca
     content_type, charset = media_type(headers.get("content-type"))
     data = body.content()
     truncated = len(data) > cap or not ended
-    return Page(url=url, content_type=content_type, charset=charset, body=data[:cap], truncated=truncated)
+    sheets = link_header(headers.get("link"), url)
+    return Page(url, content_type, charset, data[:cap], truncated, sheets)
 
 
 async def _read(response: aiohttp.ClientResponse, body: BoundedBody, raw_cap: int) -> bool:

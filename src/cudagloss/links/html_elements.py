@@ -1,7 +1,15 @@
 """What html_text.py knows of HTML's elements: which hold raw text, which are void, which hide
-their content, which separate text, and which end tags the HTML standard implies."""
+their content (and whether a start tag's attributes hide it), which separate text, which end tags
+the HTML standard implies, what a <meta> refresh or a <script> type says; and what reading a
+page found (PageText)."""
 
 from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cudagloss.links.css_text import declared
+from cudagloss.links.html_css import Seen, Sheet
 
 
 def _names(text: str) -> frozenset[str]:
@@ -51,3 +59,70 @@ BREAKOUT = _names(
 a broken inline icon does not hide the rest of the page."""
 ROOT_IDS = _names("root app __next __nuxt ___gatsby svelte react-root app-root")
 """The ids of the element a single-page app fills with its scripts."""
+_REFRESH = re.compile(
+    r"""[\t\n\f\r ]*[0-9.]+[\t\n\f\r ]*[;,]?[\t\n\f\r ]*(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(['"]?)(.*)""", re.I | re.S
+)
+"""A <meta http-equiv=refresh> content, as the HTML standard reads it: the delay, then the URL."""
+
+
+def seen(name: str, attrs: dict[str, str], sheet: Sheet) -> Seen:
+    """Whether the element and all it holds are shown. The hidden attribute hides, except
+    hidden=until-found (find-in-page and text fragments reveal it, as they open a closed
+    <details>); so does a <dialog> not open, and the page's CSS (html_css.py: an inline style,
+    its <style> rules). aria-hidden does not: it hides from screen readers, not from sight
+    (KaTeX marks the formula everyone sees aria-hidden). A hidden <html> or <body> is not
+    taken at its word: a page hides itself whole only until its scripts have laid it out."""
+    if name in HIDING or (name == "dialog" and "open" not in attrs):
+        return Seen.HIDDEN
+    if name in ("html", "body"):
+        return Seen.SHOWN
+    hidden = attrs.get("hidden")
+    if hidden is not None and hidden.strip().lower() != "until-found":
+        return Seen.HIDDEN
+    style = attrs.get("style")
+    return sheet.seen(name, attrs.get("class"), attrs.get("id"), declared(style) if style is not None else None)
+
+
+def refresh_target(attrs: dict[str, str]) -> str:
+    """Where a <meta> sends its reader on to: the URL of a refresh ('' for none, or for a
+    refresh that only reloads the page)."""
+    if attrs.get("http-equiv", "").strip().lower() != "refresh":
+        return ""
+    found = _REFRESH.match(attrs.get("content", ""))
+    if found is None:
+        return ""
+    target = found.group(2)
+    if found.group(1) and target.endswith(found.group(1)):
+        target = target[:-1]
+    return target.strip()
+
+
+def runs(script_type: str) -> bool:
+    """A <script> of this type is a program (not data such as JSON-LD or a template)."""
+    kind = script_type.strip().lower()
+    return kind in ("", "module") or "javascript" in kind or "ecmascript" in kind
+
+
+@dataclass(frozen=True)
+class PageText:
+    """What reading a page found: its visible text, and the signs that scripts write it."""
+
+    text: str
+    scripts: int
+    """<script> elements that run (inline or not; not JSON-LD or other data)."""
+    noscript: str
+    """The start of what its <noscript> elements say (markup in them left as it is)."""
+    empty_root: bool
+    """An app's root element (<div id="root">, <div id="__next">, <app-root>...) with no text."""
+    refresh: str = ""
+    """Where a <meta http-equiv=refresh> sends the reader on to ('' when it does not)."""
+    sure: str | None = None
+    """text less what the page's CSS may hide (each such run a MAYBE_MARK); None: text itself."""
+    styles_unknown: str = ""
+    """Why what the page's CSS hides is not known (a stylesheet not read...), or ''."""
+    stylesheets: tuple[str, ...] = ()
+    """The stylesheets to fetch before its hiding can be known (html_css.Sheet.missing)."""
+
+
+MAYBE_MARK = "\uffff"
+"""Stands in PageText.sure for text that may be hidden: a noncharacter, never in a quote."""

@@ -10,16 +10,36 @@ its depth. A page is hostile input, so this reads it with bounded work per chara
 regex here matches forward without nested repetition, an end tag pops only an element it knows
 is open (a count per name), and an implied end tag (<p> after <p>) looks only at the top.
 
-What it leaves out, and why, is in html_elements.HIDING and _hides(); what separates text
-is html_elements.BLOCK.
+What it leaves out, and why, is in html_elements.HIDING, seen() and html_css.py (what the
+page's own CSS hides); what separates text is html_elements.BLOCK. A page whose CSS hides is
+read twice: once to collect its <style> rules and the stylesheets it names (those fetched read
+in their place, the others listed to fetch: PageText.stylesheets), once to judge its elements
+by them (a <style> anywhere applies to the whole page). Text that its CSS may or may not hide is kept apart
+(PageText.sure), so that a quote found only there is never taken as seen.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from cudagloss.links.html_elements import BLOCK, BREAKOUT, CLOSES, HIDING, RAW, ROOT_IDS, SHOWN_RAW, VOID
+from cudagloss.links.css_text import screen_media
+from cudagloss.links.html_css import CssFile, Seen, Sheet
+from cudagloss.links.html_elements import (
+    BLOCK,
+    BREAKOUT,
+    CLOSES,
+    MAYBE_MARK,
+    RAW,
+    ROOT_IDS,
+    SHOWN_RAW,
+    VOID,
+    PageText,
+    refresh_target,
+    runs,
+    seen,
+)
 from cudagloss.text.charrefs import unescape
 
 _NAME = re.compile(r"[^\t\n\f\r />]*")
@@ -29,80 +49,23 @@ _ATTR = re.compile(
 )
 _COMMENT_END = re.compile(r"--!?>")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_SPACE = r"[\t\n\f\r ]*"
-_STYLE_HIDES = re.compile(
-    rf"(?:^|;){_SPACE}(?:display{_SPACE}:{_SPACE}none|visibility{_SPACE}:{_SPACE}(?:hidden|collapse))"
-    rf"{_SPACE}(?:!{_SPACE}important{_SPACE})?(?:;|$)"
-)
-_WANTED = frozenset({"hidden", "style", "id", "open", "type", "http-equiv", "content"})
+_WANTED = frozenset({"hidden", "style", "id", "class", "open", "type", "http-equiv", "content", "rel", "media", "href"})
 """The attributes read: the rest are skipped over without being kept."""
-_REFRESH = re.compile(
-    r"""[\t\n\f\r ]*[0-9.]+[\t\n\f\r ]*[;,]?[\t\n\f\r ]*(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(['"]?)(.*)""", re.I | re.S
-)
-"""A <meta http-equiv=refresh> content, as the HTML standard reads it: the delay, then the URL."""
 NOSCRIPT_MAX = 4096
 """Characters of <noscript> text kept, to see whether it asks for JavaScript."""
-
-
-@dataclass(frozen=True)
-class PageText:
-    """What reading a page found: its visible text, and the signs that scripts write it."""
-
-    text: str
-    scripts: int
-    """<script> elements that run (inline or not; not JSON-LD or other data)."""
-    noscript: str
-    """The start of what its <noscript> elements say (markup in them left as it is)."""
-    empty_root: bool
-    """An app's root element (<div id="root">, <div id="__next">, <app-root>...) with no text."""
-    refresh: str = ""
-    """Where a <meta http-equiv=refresh> sends the reader on to ('' when it does not)."""
-
-
-def _hides(name: str, attrs: dict[str, str]) -> bool:
-    """The element and all it holds are not shown. The hidden attribute hides, except
-    hidden=until-found (find-in-page and text fragments reveal it, as they open a closed
-    <details>); so does a <dialog> not open, and an inline style of display:none or
-    visibility:hidden. aria-hidden does not: it hides from screen readers, not from sight
-    (KaTeX marks the formula everyone sees aria-hidden). A hidden <html> or <body> is not
-    taken at its word: a page hides itself whole only until its scripts have laid it out."""
-    if name in HIDING or (name == "dialog" and "open" not in attrs):
-        return True
-    if name in ("html", "body"):
-        return False
-    hidden = attrs.get("hidden")
-    if hidden is not None and hidden.strip().lower() != "until-found":
-        return True
-    style = attrs.get("style")
-    return style is not None and _STYLE_HIDES.search(style.lower()) is not None
-
-
-def _refresh_target(attrs: dict[str, str]) -> str:
-    """Where a <meta> sends its reader on to: the URL of a refresh ('' for none, or for a
-    refresh that only reloads the page)."""
-    if attrs.get("http-equiv", "").strip().lower() != "refresh":
-        return ""
-    found = _REFRESH.match(attrs.get("content", ""))
-    if found is None:
-        return ""
-    target = found.group(2)
-    if found.group(1) and target.endswith(found.group(1)):
-        target = target[:-1]
-    return target.strip()
-
-
-def _runs(script_type: str) -> bool:
-    """A <script> of this type is a program (not data such as JSON-LD or a template)."""
-    kind = script_type.strip().lower()
-    return kind in ("", "module") or "javascript" in kind or "ecmascript" in kind
 
 
 class _Tree:
     """The open elements and the text collected so far. Each element is pushed once and popped
     once, so the work is linear in the number of tags."""
 
-    def __init__(self) -> None:
+    def __init__(self, sheet: Sheet, styles: Sheet | None) -> None:
+        self.sheet, self.styles = sheet, styles
+        """Judged by sheet; styles (on the first reading) collects the page's own CSS."""
         self.chunks: list[str] = []
+        self.sure: list[str] | None = None
+        self.maybe_from = 0
+        """The depth of the outermost element open that the page's CSS may hide (0: none)."""
         self.stack: list[str] = []
         self.open: dict[str, int] = {}
         self.names: dict[str, str] = {}
@@ -123,15 +86,23 @@ class _Tree:
     def separate(self) -> None:
         if not self.hidden_from and self.chunks and self.chunks[-1] != " ":
             self.chunks.append(" ")
+            if self.sure is not None:
+                self.sure.append(" ")
 
     def data(self, text: str, *, entities: bool = True) -> None:
         if self.hidden_from or not text:
             return
         if entities and "&" in text:
             text = unescape(text)
+        if MAYBE_MARK in text:
+            text = text.replace(MAYBE_MARK, "")
         if self.root_at and not self.root_text and not text.isspace():
             self.root_text = True
+        if self.maybe_from and self.sure is None:
+            self.sure = list(self.chunks)
         self.chunks.append(text)
+        if self.sure is not None:
+            self.sure.append(MAYBE_MARK if self.maybe_from else text)
 
     def pop(self) -> str:
         name = self.stack.pop()
@@ -139,6 +110,8 @@ class _Tree:
         depth = len(self.stack)
         if self.hidden_from > depth:
             self.hidden_from = 0
+        if self.maybe_from > depth:
+            self.maybe_from = 0
         if self.root_at > depth:
             self.empty_root |= not self.root_text
             self.root_at = 0
@@ -147,10 +120,14 @@ class _Tree:
         return name
 
     def start(self, name: str, attrs: dict[str, str], self_closing: bool) -> None:
-        if name == "script" and _runs(attrs.get("type", "")):
+        if name == "script" and runs(attrs.get("type", "")):
             self.scripts += 1
         if name == "meta" and not self.refresh:
-            self.refresh = _refresh_target(attrs)
+            self.refresh = refresh_target(attrs)
+        if self.styles is not None and name in ("link", "base"):
+            self.styles.element(name, attrs)
+        if self.styles is not None and name == "style" and self.foreign:
+            self.styles.external("it has a <style> in SVG or MathML, which was not read")
         if self.foreign and name in BREAKOUT:
             while self.foreign:
                 self.pop()
@@ -165,8 +142,11 @@ class _Tree:
         name = self.names.setdefault(name, name)
         self.stack.append(name)
         self.open[name] = self.open.get(name, 0) + 1
-        if not self.hidden_from and _hides(name, attrs):
+        judged = Seen.SHOWN if self.hidden_from else seen(name, attrs, self.sheet)
+        if judged is Seen.HIDDEN:
             self.hidden_from = len(self.stack)
+        elif judged is Seen.MAYBE and not self.maybe_from:
+            self.maybe_from = len(self.stack)
         if not self.root_at and not self.hidden_from and (attrs.get("id") in ROOT_IDS or name == "app-root"):
             self.root_at, self.root_text = len(self.stack), False
 
@@ -187,9 +167,19 @@ class _Tree:
         if name in BLOCK:
             self.separate()
 
+    def style(self, attrs: dict[str, str], css: str) -> None:
+        """A <style> element's rules, collected on the first reading (its media may not apply)."""
+        applies = screen_media(attrs.get("media", ""))
+        if self.styles is not None and applies is not None:
+            self.styles.add_style(css, not applies)
+
     def finish(self) -> PageText:
         self.empty_root |= bool(self.root_at) and not self.root_text
-        return PageText("".join(self.chunks), self.scripts, "".join(self.noscript), self.empty_root, self.refresh)
+        sure = None if self.sure is None else "".join(self.sure)
+        found = PageText("".join(self.chunks), self.scripts, "".join(self.noscript), self.empty_root, self.refresh)
+        return replace(
+            found, sure=sure, styles_unknown=self.sheet.unknown or (self.styles and self.styles.unknown) or ""
+        )
 
 
 def _always(pattern: re.Pattern[str], s: str, p: int) -> re.Match[str]:
@@ -236,13 +226,15 @@ def _start_tag(s: str, i: int, tree: _Tree) -> int:
     tree.start(name, attrs, self_closing)
     if not raw:
         return p
-    shown = not _hides(name, attrs)  # <textarea hidden>: a raw-text element is never pushed
+    shown = tree.hidden_from == 0 and seen(name, attrs, tree.sheet) is Seen.SHOWN  # never pushed: <textarea hidden>
     if name == "plaintext":
         if shown:
             tree.raw(name, s[p:])
         return len(s)
     end = _RAW_END[name].search(s, p)
-    if shown or name == "noscript":
+    if name == "style":
+        tree.style(attrs, s[p : end.start() if end else len(s)])
+    elif shown or name == "noscript":
         tree.raw(name, s[p : end.start() if end else len(s)])
     if end is None:
         return len(s)
@@ -285,9 +277,23 @@ def _past(s: str, what: str, i: int) -> int:
     return len(s) if found < 0 else found + len(what)
 
 
-def read_html(s: str) -> PageText:
-    """Read an HTML document: its visible text and the signs that scripts write it."""
-    tree = _Tree()
+def read_html(
+    s: str, url: str = "", files: Mapping[str, CssFile] | None = None, header: Sequence[tuple[str, str]] = ()
+) -> PageText:
+    """Read an HTML document: its visible text and the signs that scripts write it; twice where
+    its CSS hides something (collected on the first reading, judged on the second). url: the
+    page's; files: the stylesheets fetched for it; header: its Link header's (URL, media)."""
+    styles = Sheet(url=url, files=files or {})
+    for href, media in header:  # (before the page's own, as browsers apply them)
+        styles.link(href, media)
+    found = _read(s, _Tree(Sheet(), styles))
+    unknown, wanted = found.styles_unknown or styles.why_unknown(), tuple(styles.missing)
+    if not styles.hide or unknown:
+        return replace(found, styles_unknown=unknown, stylesheets=() if styles.unknown else wanted)
+    return _read(s, _Tree(styles, None))
+
+
+def _read(s: str, tree: _Tree) -> PageText:
     i, n = 0, len(s)
     while i < n:
         j = s.find("<", i)

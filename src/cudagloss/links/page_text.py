@@ -158,11 +158,64 @@ _FOLD = str.maketrans(
 """Typographic quotes and dashes to ASCII; soft hyphens and zero-width characters out."""
 
 
+PIECE = 8 * 1024
+"""Characters normalised at a time. NFKC and casefold make at most 18 characters of one (U+FDFA,
+a ligature of four words), so no piece's copies hold more than 18 x PIECE characters (a few MiB),
+whatever the page holds; and a page's normalised text stops at its limit (normalise_within)."""
+_SPACES = re.compile(r"\s+")
+"""Whitespace as str.split() reads it (Python's \\s and str.isspace() agree on every code point)."""
+_SPLIT_AT = (" ", "\n", "\t")
+
+
+def _fold(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text.translate(_FOLD))
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", folded.casefold()).translate(_FOLD))
+
+
+def _piece_end(text: str, start: int) -> int:
+    """Where the piece from start ends: before a whitespace character near PIECE on (NFKC never
+    joins a character to the whitespace after it), else before a character that normalises
+    the same alone as after its neighbour; the end of text when it is near."""
+    end = start + PIECE
+    if end >= len(text):
+        return len(text)
+    space = max(text.rfind(c, start + PIECE // 2, end) for c in _SPLIT_AT)
+    if space > start:
+        return space
+    for at in range(end, end - 32, -1):
+        before, after = text[at - 1], text[at]
+        if not unicodedata.combining(after) and _fold(before + after) == _fold(before) + _fold(after):
+            return at
+    return end  # a run of 32 combining marks: nothing a quote holds depends on where it is cut
+
+
+def normalise_within(text: str, limit: int) -> tuple[str, bool]:
+    """normalise(text) cut at limit characters, and whether it is whole. Normalised a piece at a
+    time (PIECE), whitespace collapsed within each and at their seams, so what it holds at once
+    is the result (twice: its pieces, then joined) and one piece's copies, never the whole
+    text's expansion (a page of U+FDFA grows eighteenfold, one of ligatures twofold)."""
+    pieces: list[str] = []
+    size, start, whole, spaced = 0, 0, True, True
+    while start < len(text) and whole:
+        end = _piece_end(text, start)
+        piece = _fold(text[start:end])
+        start = end
+        if spaced:  # the text so far ends with a space, or is empty
+            piece = piece.lstrip(" ")
+        if size + len(piece) > limit:
+            piece, whole = piece[: limit - size], False
+        if piece:
+            pieces.append(piece)
+            size += len(piece)
+            spaced = piece.endswith(" ")
+    if pieces and spaced:
+        pieces[-1] = pieces[-1].rstrip(" ")
+    return "".join(pieces), whole
+
+
 def normalise(text: str) -> str:
     """The form a quote and a page are compared in: NFKC, typographic quotes and dashes folded to
     ASCII, invisible characters removed, whitespace runs one space, stripped, casefolded (text
     fragments match case-insensitively, and so do we). Folded before NFKC too, so a double prime
-    is one '"', not the two primes NFKC makes of it."""
-    folded = unicodedata.normalize("NFKC", text.translate(_FOLD))
-    folded = unicodedata.normalize("NFKC", folded.casefold()).translate(_FOLD)
-    return " ".join(folded.split())
+    is one '"', not the two primes NFKC makes of it. For a page's text, normalise_within."""
+    return normalise_within(text, 18 * len(text) + 18)[0]

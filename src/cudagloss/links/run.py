@@ -4,7 +4,9 @@
             which are checked this run (the others were found reachable within --max-age days)
     check   here, over checker.py: each URL of the plan checked once, after asking whether
             there is a network at all (network.py); a URL whose sources carry a quote is read
-            whole and each quote looked for in its visible text (quotes.py, page_text.py);
+            whole and each quote looked for in its visible text (quotes.py, page_text.py;
+            the stylesheets it links fetched where a quote's being seen waits on them,
+            stylesheets.py);
             then the archive is asked for a copy of each URL found reachable that has none
             yet (archive.py; --no-archive, --archive-api). What was found: findings.py
     stamp   stamp_folder.py (stamp.py for one file; source_stamps.py decides each source's
@@ -36,7 +38,7 @@ import asyncio
 import datetime as dt
 import sys
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -45,13 +47,15 @@ from cudagloss.files.atomic import write_text_atomic
 from cudagloss.links.archive import DEFAULT_API, find_snapshots
 from cudagloss.links.checker import CheckerOptions, LinkChecker
 from cudagloss.links.findings import Findings
+from cudagloss.links.html_css import IMPORT_DEPTH, STYLE_MAX, CssFile
 from cudagloss.links.network import PROBE_SECONDS, network_answers
 from cudagloss.links.plan import LinkPlan, plan
-from cudagloss.links.quotes import QuoteResult, QuoteStatus, judge_quotes
+from cudagloss.links.quotes import QuoteResult, QuoteStatus, judge_page
 from cudagloss.links.report import FORMATS, LinkReport, as_json
 from cudagloss.links.source_stamps import UrlStamps
 from cudagloss.links.stamp_folder import FolderStamps, histories, stamp_folder
 from cudagloss.links.status import LinkResult, Page, looks_offline
+from cudagloss.links.stylesheets import Stylesheets
 from cudagloss.model.project import Project
 
 PROG = "cudagloss links"
@@ -82,20 +86,28 @@ async def _check(urls: list[str], options: CheckerOptions, found: Findings, aske
     as it is done (an interrupted run stamps the quotes judged by then, and judges no more)."""
     quotes = asked.plan.quotes if asked is not None else {}
     pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cudagloss-quotes")
-    judging: list[Future[None]] = []
+    judging: list[asyncio.Future[None]] = []
     try:
         async with LinkChecker(options) as checker:
+            sheets = Stylesheets(
+                lambda url, local: checker.check(url, page=True, cap=STYLE_MAX, inward=local), options.total_timeout
+            )
 
             def done(url: str, result: LinkResult) -> None:
                 cited = quotes.get(url)
                 if cited and result.status.reachable:  # no page (a coding we cannot undo): unverifiable
-                    judging.append(pool.submit(_judge, found, url, result.page, cited))
+                    judging.append(asyncio.ensure_future(_judge_page(found, url, result.page, cited, pool, sheets)))
                 found.results[url] = replace(result, page=None)
                 _progress(len(found.results), len(urls))
 
-            await checker.check_all(urls, done, pages=quotes)
-            for future in judging:
-                await asyncio.wrap_future(future)
+            try:
+                await checker.check_all(urls, done, pages=quotes)
+                for future in judging:
+                    await future
+            finally:
+                for future in judging:
+                    future.cancel()
+                await sheets.close()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # (a judgement under way ends in about a second)
     if urls and sys.stderr.isatty():
@@ -108,14 +120,32 @@ async def _check(urls: list[str], options: CheckerOptions, found: Findings, aske
                 found.archive = await find_snapshots(archive, todo, dt.date.today(), asked.archive_api)
 
 
-def _judge(found: Findings, url: str, page: Page | None, quotes: list[str]) -> None:
-    """Judge url's quotes into found (on a worker thread). Whatever a page holds, one page's
-    trouble is that page's verdict: an error here makes its quotes unverifiable, not the run fail."""
+async def _judge_page(
+    found: Findings, url: str, page: Page | None, quotes: list[str], pool: ThreadPoolExecutor, sheets: Stylesheets
+) -> None:
+    """Judge url's quotes into found, on a worker thread; where whether a reader sees one waits
+    on the page's stylesheets, they are fetched (within the page's time budget) and it is
+    judged again, once more for what they @import (html_css.IMPORT_DEPTH)."""
+    loop = asyncio.get_running_loop()
+    files: dict[str, CssFile] = {}
+    deadline = loop.time() + sheets.budget
+    for level in range(IMPORT_DEPTH + 1):
+        found.quotes[url], wanted = await loop.run_in_executor(pool, _judge, page, quotes, files)
+        if not wanted or page is None or level == IMPORT_DEPTH:
+            return
+        files.update(await sheets.fetch(wanted, page.local, deadline))
+
+
+def _judge(
+    page: Page | None, quotes: list[str], files: dict[str, CssFile]
+) -> tuple[dict[str, QuoteResult], tuple[str, ...]]:
+    """url's quotes judged (on a worker thread). Whatever a page holds, one page's trouble is
+    that page's verdict: an error here makes its quotes unverifiable, not the run fail."""
     try:
-        found.quotes[url] = judge_quotes(page, quotes)
+        return judge_page(page, quotes, files)
     except Exception as exc:  # the last line, as LinkChecker.check's
         why = shown(f"its text could not be read ({type(exc).__name__})")
-        found.quotes[url] = {q: QuoteResult(QuoteStatus.UNVERIFIABLE, why) for q in quotes}
+        return {q: QuoteResult(QuoteStatus.UNVERIFIABLE, why) for q in quotes}, ()
 
 
 def check(todo: list[str], timeout: float, found: Findings, asked: Asked | None = None) -> None:

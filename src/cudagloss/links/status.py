@@ -54,6 +54,11 @@ class Page:
     """Undone from its Content-Encoding; at most the checker's max_page bytes."""
     truncated: bool
     """The body went on past max_page: what is here is its start."""
+    stylesheets: tuple[tuple[str, str], ...] = ()
+    """The stylesheets its Link header names: (URL resolved, media)."""
+    local: bool = False
+    """Its host is a local address or a name with no public one (client.Client.request): only
+    then may what it links to (its stylesheets) be local too."""
 
 
 @dataclass(frozen=True)

@@ -83,22 +83,24 @@ def host_problem(host: str, local: tuple[Network, ...] | None = None) -> str | N
     return None
 
 
-def url_host_problem(url: str) -> str | None:
+def url_host_problem(url: str, local: tuple[Network, ...] | None = None) -> str | None:
     """Why a valid URL's host is refused before any lookup, worded to follow the URL in an
-    author's error or a checker's report; None for a public host."""
-    problem = host_problem(urlsplit(url).hostname or "")
+    author's error or a checker's report; None for a public host (local: as host_problem)."""
+    problem = host_problem(urlsplit(url).hostname or "", local)
     return f"leads to a host that {problem}: a source is a public page" if problem else None
 
 
-def redirect_inward(current: str, target: str) -> str | None:
+def redirect_inward(current: str, target: str, local_page: bool = False) -> str | None:
     """Why a redirect from current to target is refused though both pass url_host_problem: a
     public page may not send the checker to a local address, even one that CUDAGLOSS_LOCAL_SOURCES
     allows (an intranet mirror is allowed as a source, not as a public page's destination).
-    Only a source that is itself local may lead to local addresses."""
+    Only a source that is itself local (its host a local address, or local_page: it was served
+    from one) may lead to local addresses. This judges the target's host as written; a name is
+    judged on what it resolves to when connected (links.client, public_only)."""
     try:
         here, there = urlsplit(current).hostname or "", urlsplit(target).hostname or ""
     except ValueError:
         return None
-    if host_problem(here, ()) is None and (problem := host_problem(there, ())) is not None:
+    if not local_page and host_problem(here, ()) is None and (problem := host_problem(there, ())) is not None:
         return f"a public page redirects to a host that {problem}"
     return None
