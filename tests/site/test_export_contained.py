@@ -5,6 +5,7 @@ heading stand as an entry nor turns a later entry into code. The export is built
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -40,6 +41,19 @@ def _glossary(tmp_path: Path) -> Path:
         lines = "".join(f"  {line}\n" if line else "\n" for line in body.split("\n"))
         head = f"{MODELINE}\nname: {slug}\ntitle: What is {slug}?\ndefinition: A hostile body.\nsection: gadgets\n"
         (root / "terms" / f"{slug}.yaml").write_text(f"{head}body: |\n{lines}", encoding="utf-8")
+    # A definition and a note are author Markdown too, printed inside the template's own lines.
+    lane = root / "terms" / "lane.yaml"
+    lane.write_text(
+        lane.read_text(encoding="utf-8").replace(
+            "definition: One thread's position within its warp, from 0 to 31.\n",
+            "definition: |\n  One thread's position.\n  ## Warp\n  ```\n  Never closed.\n"
+            "where_you_meet_this:\n  - label: a place\n    note: |\n      A note.\n      ## Note entry\n      ~~~\n",
+        ),
+        encoding="utf-8",
+    )
+    grid = root / "terms" / "2d-grid.yaml"
+    text = grid.read_text(encoding="utf-8")
+    grid.write_text(re.sub(r"(?m)^definition: .*\n(  .*\n)*", "definition: '## Warp, on one line.'\n", text), "utf-8")
     return root
 
 

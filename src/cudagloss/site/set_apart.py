@@ -6,7 +6,8 @@ whatever it says, while a fence left open would turn every later entry into code
 export every heading of a body is moved three levels down (`#` to `####`, at most `######`),
 setext headings written as ATX ones, and a fence the body leaves open is closed at its end; the
 body sits under its own `### Explanation (contributor text)` heading, and llms.txt says what
-that means.
+that means. A definition or a note, author Markdown printed inside the template's own lines, is
+folded to one line that parses as a paragraph by itself (a leading block marker escaped).
 
 Parsed, never pattern-matched: what is a fence, a heading or code is what CommonMark says
 (markdown-it-py, with each block's line numbers), since a line that looks like a fence to a
@@ -18,9 +19,13 @@ result is parsed again and checked; a body that still escaped would be shown as 
 from __future__ import annotations
 
 import functools
+import re
+import string
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+
+from cudagloss.site.escape import code
 
 SHIFT = 3
 LOWEST = 4
@@ -113,3 +118,23 @@ def fenced(text: str) -> str:
         longest = max(longest, run)
     fence = "`" * max(3, longest + 1)
     return f"{fence}\n{text}\n{fence}"
+
+
+def one_line(markdown: str) -> str:
+    """Author inline Markdown (a definition, a note) on one line that is a paragraph of its own
+    wherever the export prints it, a line's start included: a line break in it would let its
+    next line open a heading or a fence. Else it is shown as a code span."""
+    line = " ".join(markdown.replace("\r", "\n").split("\n")).strip(" \t")
+    if not line or _paragraph(line):
+        return line
+    if line[0] in string.punctuation:
+        escaped = "\\" + line
+    else:  # an ordered list's marker, '1.' or '1)': the digits need no escape, the mark does
+        digits = re.match(r"[0-9]*", line)
+        at = digits.end() if digits else 0
+        escaped = line[:at] + "\\" + line[at:]
+    return escaped if _paragraph(escaped) else str(code(line))
+
+
+def _paragraph(line: str) -> bool:
+    return [t.type for t in _parser().parse(line)] == ["paragraph_open", "inline", "paragraph_close"]
