@@ -51,6 +51,18 @@ def test_a_section_of_more_terms_than_a_terms_list_may_hold_loads_in_its_order(t
     assert listed == slugs
 
 
+def test_a_sections_file_naming_terms_max_of_the_longest_slugs_is_read(tmp_path: Path) -> None:
+    """The file's byte limit follows from the same constants: every term the glossary may hold,
+    each by a slug of NAME_MAX characters, fits (no such terms here: a warning each, no error)."""
+    root = _glossary(tmp_path)
+    slugs = [f"{n:04}-" + "s" * (NAME_MAX - 5) for n in range(TERMS_MAX)]
+    _order(root, slugs)
+    assert (root / "terms" / "_sections.yaml").stat().st_size > TERMS_MAX * NAME_MAX
+    check = cudagloss(root, "check", "terms")
+    assert check.returncode == 0 and "larger than" not in check.stderr, check.stderr[:300]
+    assert f"{TERMS_MAX} warnings found" in check.stderr
+
+
 def test_a_reading_order_past_terms_max_is_a_mistake_at_its_place(tmp_path: Path) -> None:
     root = _glossary(tmp_path)
     _order(root, ["warp"] * (TERMS_MAX + 1))
