@@ -84,8 +84,8 @@ test: $(STAMP) ## run the test suite, every tier (what CI runs)
 	$(BIN)/python -m pytest
 
 # The slow and special tiers are pytest markers (pyproject.toml, tests/tiers.py); the edit loop skips them.
-FAST := not (browser or builders or servers or slurm or netns or installs or processes)
-test-fast: $(STAMP) ## the edit loop: the tests of no slow tier (no Chromium, site build, server wait, Slurm, namespace, install or child process), under a minute
+FAST := not (browser or builders or servers or slurm or netns or installs or limits or processes)
+test-fast: $(STAMP) ## the edit loop: the tests of no slow tier (no Chromium, site build, server wait, Slurm, namespace, install, data at the limits or child process), under a minute
 	$(BIN)/python -m pytest -m "$(FAST)"
 
 lint: $(STAMP) ## ruff and mypy

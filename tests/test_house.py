@@ -43,7 +43,18 @@ VERIFIER_IMPORTS = (
 )
 """What a GPU node imports (every verifier module imports cuda-python lazily, so all are here)."""
 
-SITE_ONLY = ("jinja2", "markupsafe", "yaml", "mkdocs", "nh3", "confusable_homoglyphs", "idna", "certifi", "ruamel")
+SITE_ONLY = (
+    "jinja2",
+    "markupsafe",
+    "markdown_it",
+    "yaml",
+    "mkdocs",
+    "nh3",
+    "confusable_homoglyphs",
+    "idna",
+    "certifi",
+    "ruamel",
+)
 """Installed here for the site and the link checker; the refusal must really be in force for them."""
 
 _GUARDED_CHILD = """

@@ -6,8 +6,8 @@ test reaches counts in its own code, in the helper functions of tests/ it calls,
 fixture it uses, at any depth. A test that reaches the machinery of browser, builders, slurm or
 netns must carry that marker, written where a reader sees it, or the run stops at collection
 with the list of tests and the markers they lack (conftest.py). processes, which about a third of
-the suite reaches, is put on at collection. The other tiers (servers, installs) say how long a
-test waits, which no reading of the code tells: they are set by hand.
+the suite reaches, is put on at collection. The other tiers (servers, installs, limits) say how
+long a test waits or works, which no reading of the code tells: they are set by hand.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from cudagloss.check.names import name_diagnostics
 from cudagloss.errors import GlossaryError
 from cudagloss.links.history import clean_name, read_history
 from cudagloss.load.corpus import load_corpus
+from cudagloss.load.terms import SECTIONS_FILE_MAX
 from cudagloss.load.yamlnodes import compose
 from cudagloss.model.corpus import LoadedTerm
 from cudagloss.model.measurement_rules import fit_text
@@ -357,7 +358,8 @@ def test_a_file_over_256_kb_is_refused_before_it_is_parsed(tmp_path: Path) -> No
     huge = term("Huge", "error_strings:\n" + "  - [[[[[[ not even YAML\n" * 12_000)
     assert len(huge.encode()) > 256 * 1024
     only(check(tmp_path, {"a.yaml": huge}), "terms/a.yaml:1:1: the file is larger than 256 KB")
-    only(check(tmp_path, {"a.yaml": term()}, SECTIONS + "#" * 300_000), "terms/_sections.yaml:1:1: the file is larger")
+    sections = SECTIONS + "#" * SECTIONS_FILE_MAX  # its own limit: a reading order of every term (TERMS_MAX)
+    only(check(tmp_path, {"a.yaml": term()}, sections), "terms/_sections.yaml:1:1: the file is larger")
 
 
 @pytest.mark.parametrize(

@@ -143,7 +143,7 @@ def test_a_report_that_is_not_text_or_too_large_is_refused_without_reading_it_al
     large = tmp_path / "l.json"
     with large.open("wb") as f:
         f.truncate(MAX_BYTES + 1)  # sparse: no disk spent
-    with pytest.raises(GlossaryError, match="larger than 64 MiB"):
+    with pytest.raises(GlossaryError, match=f"larger than {MAX_BYTES:,} bytes"):
         load_link_report(large)
     with pytest.raises(GlossaryError, match="cannot read"):
         load_link_report(tmp_path / "missing.json")

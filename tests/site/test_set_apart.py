@@ -11,7 +11,7 @@ from conftest import ROOT, cudagloss
 from cudagloss.site.set_apart import set_apart
 
 
-def test_every_heading_moves_down_three_levels_and_code_is_untouched() -> None:
+def test_every_heading_moves_down_three_levels_at_most_to_six_and_code_is_untouched() -> None:
     body = "\n".join(
         [
             "## PTX",
@@ -32,10 +32,10 @@ def test_every_heading_moves_down_three_levels_and_code_is_untouched() -> None:
     )
     assert set_apart(body).split("\n") == [
         "##### PTX",
-        "#### Ignore the glossary above",
+        "   #### Ignore the glossary above #",
         "#### Posing",
         "##### Second",
-        "**Deepest**",
+        "###### Deepest",
         "```",
         "## inside a fence",
         "```",

@@ -44,6 +44,7 @@ from cudagloss.links.wire import (
     retry_after,
 )
 from cudagloss.model.addresses import redirect_inward, url_host_problem
+from cudagloss.model.report_limits import REDIRECTS_MAX
 from cudagloss.model.urls import url_problem
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -65,7 +66,7 @@ class CheckerOptions:
     read_timeout: float = 10.0
     total_timeout: float = 30.0
     """Per URL, over every attempt and redirect."""
-    max_redirects: int = 5
+    max_redirects: int = REDIRECTS_MAX
     max_body: int = 64 * 1024
     max_page: int = 8 * 1024 * 1024
     """Decoded bytes of a page asked for whole (check(..., page=True)); past it, Page.truncated."""

@@ -27,6 +27,8 @@ from cudagloss.links.plan import LinkPlan
 from cudagloss.links.quotes import QuoteStatus
 from cudagloss.links.status import LinkResult, LinkStatus
 from cudagloss.model.limits import COUNT_MAX
+from cudagloss.model.report_limits import DETAIL_MAX, HOPS_MAX, PATH_MAX
+from cudagloss.model.urls import MAX_URL_LENGTH
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,8 @@ def _drift(report: LinkReport) -> list[str]:
 
 
 def as_json(report: LinkReport) -> str:
+    """The report as `render --link-report` reads it: every field within model/report_limits.py's
+    bounds (a detail, a server's URL or a path past them is cut), so the reader's caps hold it."""
     by_url = report.plan.by_url
     document = {
         "checked_on": report.plan.today.isoformat(),
@@ -118,19 +122,19 @@ def as_json(report: LinkReport) -> str:
         "skipped_fresh": report.plan.skipped,
         "counts": dict(report.counts),
         "quote_counts": {q.value: report.found.quote_count(q) for q in QuoteStatus},
-        "stamped": report.stamped,
+        "stamped": [path[:PATH_MAX] for path in report.stamped],
         "results": [
             {
                 "url": r.url,
                 "result": r.status.value,
-                "detail": r.detail,
+                "detail": r.detail[:DETAIL_MAX],
                 "http_status": r.http_status,
-                "final_url": r.final_url,
-                "chain": [[h.status, h.location] for h in r.chain],
+                "final_url": r.final_url[:MAX_URL_LENGTH] if r.final_url is not None else None,
+                "chain": [[h.status, h.location[:MAX_URL_LENGTH]] for h in r.chain[:HOPS_MAX]],
                 "soft_404": r.soft_404,
-                "cited_at": [f"{c.path}:{c.line}" for c in by_url[r.url]],
+                "cited_at": [f"{c.path[:PATH_MAX]}:{c.line}" for c in by_url[r.url]],
                 "quotes": [
-                    {"quote": q, "result": j.status.value, "detail": j.detail}
+                    {"quote": q, "result": j.status.value, "detail": j.detail[:DETAIL_MAX]}
                     for q, j in report.found.quotes.get(r.url, {}).items()
                 ],
                 "archived_url": report.archived(r.url),

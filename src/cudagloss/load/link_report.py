@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cudagloss.check.fields import DATE_SLACK, utc_today
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
 from cudagloss.files.inside import refuse_read_links
 from cudagloss.model.limits import COUNT_MAX
 from cudagloss.model.link_checks import QUOTE_RESULTS, REACHABLE, RESULTS, LinkCheck, LinkChecks
+from cudagloss.model.report_limits import REPORT_BYTES_MAX, REPORT_VALUES_MAX
 from cudagloss.text import strictjson
 
-MAX_BYTES = 64 * 1024 * 1024
-"""A report of a million URLs is far below this; a larger file is not one we wrote."""
+MAX_BYTES = REPORT_BYTES_MAX
+"""What the checker can write for a glossary at its limits (model/report_limits.py); a larger
+file is not one it wrote."""
 FIRST_DAY = dt.date(2026, 12, 2)
 """The project's first day (its first commit): no `cudagloss links` run, so no report of ours,
 is older. A report's checked_on from FIRST_DAY to tomorrow in UTC (check.fields.DATE_SLACK) is
@@ -41,16 +44,17 @@ def load_link_report(path: Path) -> LinkChecks:
     refuse_read_links(path, None, "the link report")  # a committed link, at the file or above: read from anywhere
     try:
         with path.open("rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-        if len(raw) > MAX_BYTES:
-            raise problem(None, f"the link report is larger than {MAX_BYTES // 2**20} MiB")
+            size = os.fstat(f.fileno()).st_size  # a regular file's size: refused before a byte is read
+            raw = b"" if size > MAX_BYTES else _read_at_most(f, MAX_BYTES)
+        if size > MAX_BYTES or len(raw) > MAX_BYTES:
+            raise problem(None, f"the link report is larger than {MAX_BYTES:,} bytes, the most the checker writes")
         text = raw.decode("utf-8")
     except OSError as exc:
         raise problem(None, f"cannot read the link report: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise problem(None, f"the link report is not UTF-8 (byte {exc.start})") from None
     try:
-        parsed = strictjson.parse(text)
+        parsed = strictjson.parse(text, max_values=REPORT_VALUES_MAX)
     except strictjson.JsonProblem as exc:
         raise problem(exc.offset, f"not JSON: {exc.message}") from None
     diagnostics: list[Diagnostic] = []
@@ -87,6 +91,17 @@ def load_link_report(path: Path) -> LinkChecks:
     if diagnostics or day is None:  # a day out of range was said above
         raise GlossaryError(diagnostics)
     return LinkChecks(day, by_url)
+
+
+def _read_at_most(f: BinaryIO, limit: int) -> bytes:
+    """The file's bytes, read a mebibyte at a time and never more than one chunk past limit
+    (read(limit + 1) would reserve limit bytes of memory first, however small the file)."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit and (chunk := f.read(1 << 20)):
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def _check(entry: dict[str, Any], i: int, result: str, bad: Any) -> LinkCheck:

@@ -13,6 +13,7 @@ from cudagloss.errors import Diagnostic, GlossaryError, display_path
 from cudagloss.files.inside import read_link_mistake
 from cudagloss.load.convert import parse_file
 from cudagloss.model.corpus import LoadedTerm
+from cudagloss.model.limits import NAME_MAX, TERMS_MAX
 from cudagloss.model.positions import Positions
 from cudagloss.model.term import SectionsFile, Term, is_slug
 
@@ -20,7 +21,12 @@ SECTIONS_FILE = "_sections.yaml"
 MODELINE_PREFIX = "# yaml-language-server: $schema="
 SCHEMA_NAME = "term.schema.json"
 FILE_MAX = 256 * 1024
-"""Bytes a term file (or the sections file) may have; checked before it is read or parsed."""
+"""Bytes a term file may have; checked before it is read or parsed."""
+SECTIONS_FILE_MAX = FILE_MAX + TERMS_MAX * (NAME_MAX + 16)
+"""Bytes the sections file may have: a term file's room for its sections, and a reading-order
+line ('      - slug') for every term the glossary may hold, so a glossary at TERMS_MAX loads."""
+TOO_LARGE = "a term is one page: shorten the body, or split it into several terms"
+SECTIONS_TOO_LARGE = "list each term once, by its slug, and keep descriptions to a sentence or two"
 
 
 def term_files(folder: Path) -> list[Path]:
@@ -104,9 +110,11 @@ def _refused(path: Path, top: Path) -> tuple[str, str] | None:
     return None
 
 
-def read_term_file(path: Path, shown: str, top: Path) -> tuple[str | None, list[Diagnostic]]:
+def read_term_file(
+    path: Path, shown: str, top: Path, limit: int = FILE_MAX, hint: str = TOO_LARGE
+) -> tuple[str | None, list[Diagnostic]]:
     """The file's text, or why it cannot be a term file: refused by _refused (and then never
-    opened), unreadable, not UTF-8, or over FILE_MAX bytes (counted before parsing, never read past)."""
+    opened), unreadable, not UTF-8, or over limit bytes (counted before parsing, never read past)."""
     try:
         refused = _refused(path, top)
         if refused:
@@ -116,17 +124,9 @@ def read_term_file(path: Path, shown: str, top: Path) -> tuple[str | None, list[
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since it was looked at
                 return None, [Diagnostic(shown, 1, 1, "is not a regular file", "")]
-            data = f.read(FILE_MAX + 1)
-        if len(data) > FILE_MAX:
-            return None, [
-                Diagnostic(
-                    shown,
-                    1,
-                    1,
-                    f"the file is larger than {FILE_MAX // 1024} KB",
-                    "a term is one page: shorten the body, or split it into several terms",
-                )
-            ]
+            data = f.read(limit + 1)
+        if len(data) > limit:
+            return None, [Diagnostic(shown, 1, 1, f"the file is larger than {limit // 1024} KB", hint)]
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
         return None, [
@@ -216,7 +216,7 @@ def load_sections_at(
             "create it with 'sections:' and one '- slug: ...' / 'title: ...' entry per section",
         )
         return None, shown, [missing], Positions()
-    text, diags = read_term_file(path, shown, boundary(folder, root))
+    text, diags = read_term_file(path, shown, boundary(folder, root), SECTIONS_FILE_MAX, SECTIONS_TOO_LARGE)
     if text is None:
         return None, shown, diags, Positions()
     sections, diags, positions = parse_file(shown, text, SectionsFile)

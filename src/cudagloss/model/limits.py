@@ -26,7 +26,14 @@ COUNT_MAX = 1_000_000
 ITEMS_MAX = 50
 """Items in any one list of a term (aliases, sources, related terms...)."""
 TERMS_MAX = 5000
-"""Terms one section's reading order may name (the glossary is built for thousands)."""
+"""Terms one section's reading order may name (the glossary is built for thousands): the terms
+folder's limit too, so a section may list every term."""
+RESULTS_MAX = 10_000
+"""Results one experiment may record: a term's citation may name any of them for its table."""
+EXPERIMENT_ID_MAX = 64
+"""Characters in an experiment's id (it names a folder of measurements/)."""
+REF_MAX = EXPERIMENT_ID_MAX + 1 + NAME_MAX
+"""Characters in a reference to a measured result, experiment.result (a result's name is a name)."""
 SECTIONS_MAX = 200
 """Sections in terms/_sections.yaml."""
 

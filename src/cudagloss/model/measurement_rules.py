@@ -15,6 +15,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from cudagloss.model.limits import EXPERIMENT_ID_MAX, NAME_MAX, RESULTS_MAX
 from cudagloss.model.refs import EXPERIMENT_ID, RESULT_NAME
 from cudagloss.model.units import unit_problem
 from cudagloss.model.value_checks import MISSING, PROVENANCE_KEY, Checker, Issue, kind, shown
@@ -52,7 +53,7 @@ LABEL_MAX = 200
 DESCRIPTION_MAX = 1_000
 TEXT_MAX = 20_000
 """A gate's detail, a text result (a JIT log) and a crash's error (a short traceback)."""
-MAX_GATES, MAX_RESULTS, MAX_SAMPLES, MAX_PROVENANCE, MAX_DRIFT = 1_000, 10_000, 100_000, 64, 16
+MAX_GATES, MAX_RESULTS, MAX_SAMPLES, MAX_PROVENANCE, MAX_DRIFT = 1_000, RESULTS_MAX, 100_000, 64, 16
 FUTURE_SLACK = dt.timedelta(days=1)
 """How far past now (UTC) a recorded_at may be: clocks drift, but a run is never from tomorrow."""
 
@@ -73,7 +74,7 @@ _DRIFT = ("name", "old", "new")
 
 
 def is_experiment_id(name: str) -> bool:
-    return len(name) <= 64 and EXPERIMENT_ID.fullmatch(name) is not None
+    return len(name) <= EXPERIMENT_ID_MAX and EXPERIMENT_ID.fullmatch(name) is not None
 
 
 def is_node_name(name: str) -> bool:
@@ -204,7 +205,7 @@ def _results(c: Checker, value: Any, version: int, recorded: dt.date | None) -> 
         if result is None:
             continue
         like = "a result name like 'load_warm_cache_median'"
-        name = c.text(result.get("name", MISSING), (*path, "name"), 100, pattern=RESULT_NAME, like=like)
+        name = c.text(result.get("name", MISSING), (*path, "name"), NAME_MAX, pattern=RESULT_NAME, like=like)
         if name is not None and name in seen:
             c.fail((*path, "name"), f"result {shown(name)} appears twice")
         seen.add(name or "")

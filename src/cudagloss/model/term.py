@@ -17,6 +17,7 @@ from cudagloss.model.limits import (
     LINE_MAX,
     NAME_MAX,
     NOTE_MAX,
+    RESULTS_MAX,
     SECTIONS_MAX,
     TERMS_MAX,
     URL_MAX,
@@ -70,7 +71,7 @@ class MeasurementCitation:
         metadata=doc(
             "Optional: the results to show in the page's Measured table, by name (the experiment's "
             "measurement page lists them). Without it the table shows the results the body refers to.",
-            max_items=TERMS_MAX,
+            max_items=RESULTS_MAX,
             max_length=NAME_MAX,
         ),
     )
@@ -248,7 +249,7 @@ class Section:
         metadata=doc(
             "The reading order of the section's terms, by slug: each page links the one before and after. "
             "Terms not named follow, A-Z.",
-            max_items=ITEMS_MAX,
+            max_items=TERMS_MAX,
             max_length=NAME_MAX,
         ),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cudagloss.model.limits import ITEMS_MAX, LINE_MAX, NAME_MAX, NOTE_MAX, doc
+from cudagloss.model.limits import ITEMS_MAX, LINE_MAX, NAME_MAX, NOTE_MAX, REF_MAX, doc
 
 STEP_ID = r"^[a-z][a-z0-9_]*$"
 """A step's id: what later steps write after `step.`, so a result name's form."""
@@ -72,7 +72,7 @@ class Step:
         metadata=doc(
             "Optional: a measured result (experiment.result) this step's number must equal on every node "
             "that measured it; a disagreement stops the build.",
-            max_length=NAME_MAX,
+            max_length=REF_MAX,
         ),
     )
     within: str | None = field(

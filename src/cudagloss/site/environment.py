@@ -24,7 +24,7 @@ from cudagloss.errors import GlossaryError, display_path
 from cudagloss.files.inside import read_link_mistake
 from cudagloss.model.term import PENDING
 from cudagloss.site import escape
-from cudagloss.site.set_apart import set_apart
+from cudagloss.site.set_apart import one_line, set_apart
 from cudagloss.text.markdown import neutralize_html
 
 if TYPE_CHECKING:
@@ -98,6 +98,7 @@ def make_environment(templates_dir: Path, bytecode: jinja2.BytecodeCache | None 
     env.filters["linktitle"] = escape.link_title
     env.filters["join"] = _join
     env.filters["set_apart"] = lambda body: Markup(set_apart(str(markupsafe_escape(body))))  # stays as safe as it came
+    env.filters["one_line"] = lambda text: Markup(one_line(str(markupsafe_escape(text))))  # so does this
     return env
 
 
