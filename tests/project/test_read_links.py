@@ -137,3 +137,24 @@ def test_render_refuses_a_template_file_link_and_publishes_nothing(repo: Path) -
     line = "templates/term.md.j2:1:1: is a symbolic link; a template and the folders above it are plain folders"
     one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
     assert not (repo / "site-tree").exists()
+
+
+@pytest.mark.parametrize("name", ["jit-compilation.yaml", "_sections.yaml", "_facts.yml"])
+@pytest.mark.parametrize("where", ["outside", "inside"])
+def test_check_and_render_refuse_a_file_of_the_terms_folder_that_is_a_link(repo: Path, name: str, where: str) -> None:
+    """A term, the sections file or the facts file committed as a link, out of the repository or
+    to a file in it: one line, whatever it leads to, and the other mistakes still reported."""
+    target = repo.parent / "outside" / name if where == "outside" else repo / "kept" / name
+    target.parent.mkdir(exist_ok=True)
+    shutil.move(repo / "terms" / name, target)
+    text = target.read_text(encoding="utf-8")
+    target.write_text(text.replace("title:", f"title: {SECRET} #") + f"{SECRET}: [\n", encoding="utf-8")
+    (repo / "terms" / name).symlink_to(target)
+    (repo / "terms" / "warp.yaml").write_text("name: [\n", encoding="utf-8")  # another mistake, still reported
+    what = {"_sections.yaml": "the sections file", "_facts.yml": "the facts file"}.get(name, "a term file")
+    line = f"terms/{name}:1:1: is a symbolic link; {what} and the folders above it are plain folders"
+    for args in (("check", "--strict", "--no-cache", "terms"), ("render", "--out", "site-tree")):
+        out = one_line(cudagloss(repo, *args), line)
+        assert sum("symbolic link" in s for s in out.splitlines()) == 1, out
+        assert any(s.startswith("terms/warp.yaml:") for s in out.splitlines()), out
+    assert not (repo / "site-tree").exists()

@@ -51,8 +51,12 @@ def read_link_mistake(path: Path, root: Path | None = None, what: str = "it") ->
     is a symbolic link, whose files would be read, and published, from anywhere. what names the
     file or folder in the message ("the terms folder"). None when path may be read."""
     shown = first_link(path, root)
-    if shown is None:
-        return None
+    return None if shown is None else link_diagnostic(shown, what)
+
+
+def link_diagnostic(shown: str, what: str) -> Diagnostic:
+    """The one line for a link met on the way to a read, at shown (as first_link shows it, or a
+    file's name as its reader shows it, where its folders were judged before)."""
     return Diagnostic(shown, 1, 1, f"is a symbolic link; {what} and the folders above it are plain folders", READ_HINT)
 
 
