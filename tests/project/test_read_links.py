@@ -66,8 +66,7 @@ def test_render_refuses_a_theme_overrides_link(repo: Path) -> None:
     for page in outside.rglob("*"):
         if page.is_file():
             page.write_text(SECRET, encoding="utf-8")
-    line = "overrides:1:1: is a symbolic link; the theme's custom_dir and the folders above it are plain folders"
-    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), f"overrides:1:1: is a symbolic link; {THEME}")
     assert not (repo / "site-tree").exists()
 
 
@@ -158,3 +157,61 @@ def test_check_and_render_refuse_a_file_of_the_terms_folder_that_is_a_link(repo:
         assert sum("symbolic link" in s for s in out.splitlines()) == 1, out
         assert any(s.startswith("terms/warp.yaml:") for s in out.splitlines()), out
     assert not (repo / "site-tree").exists()
+
+
+DOCS = "the docs folder, its files and the folders above it are plain folders"
+THEME = "the theme's custom_dir, its files and the folders above it are plain folders"
+COPIED = {
+    "docs": DOCS,
+    "docs/javascripts": DOCS,
+    "docs/stylesheets/glossary.css": DOCS,  # the file extra_css names
+    "overrides/partials": THEME,
+    "overrides/main.html": THEME,
+}
+
+
+@pytest.mark.parametrize("name", list(COPIED))
+def test_render_refuses_a_link_in_a_folder_it_copies_and_publishes_nothing(repo: Path, name: str) -> None:
+    """docs/ and the theme's custom_dir are copied whole into the tree, and read whole by
+    MkDocs: a link at them or anywhere below is refused with one line before either runs."""
+    outside = move_out(repo, name)
+    for file in outside.rglob("*") if outside.is_dir() else [outside]:
+        if file.is_file():
+            file.write_text(SECRET, encoding="utf-8")
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), f"{name}:1:1: is a symbolic link; {COPIED[name]}")
+    assert not (repo / "site-tree").exists()
+
+
+def test_render_refuses_a_theme_custom_dir_named_through_a_link(repo: Path) -> None:
+    """mkdocs.yml's theme.custom_dir names a folder a pull request committed as a link."""
+    (repo / "outside-theme").symlink_to(repo.parent / "outside")
+    (repo.parent / "outside" / "main.html").write_text(SECRET, encoding="utf-8")
+    config = repo / "mkdocs.yml"
+    config.write_text(config.read_text().replace("custom_dir: overrides", "custom_dir: outside-theme"))
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), f"outside-theme:1:1: is a symbolic link; {THEME}")
+    assert not (repo / "site-tree").exists()
+
+
+@pytest.mark.parametrize("key", ["extra_css", "extra_javascript"])
+def test_render_refuses_an_extra_file_outside_the_docs_folder(repo: Path, key: str) -> None:
+    (repo.parent / "outside" / "secret.css").write_text(SECRET, encoding="utf-8")
+    config = repo / "mkdocs.yml"
+    named = {"extra_css": "stylesheets/glossary.css", "extra_javascript": "javascripts/glossary.js"}[key]
+    config.write_text(config.read_text().replace(named, "../../outside/secret.css"))
+    run = cudagloss(repo, "render", "--out", "site-tree")
+    out = run.stdout + run.stderr
+    line = f"mkdocs.yml: '{key}': '../../outside/secret.css' is not a file of the docs folder (nor an address)"
+    assert run.returncode == 2 and any(s.endswith(line) for s in out.splitlines()), out
+    assert SECRET not in out and "Traceback" not in out and not (repo / "site-tree").exists()
+
+
+@pytest.mark.builders
+def test_the_preview_build_refuses_a_docs_link_before_mkdocs_reads_it(repo: Path) -> None:
+    """mkdocs build through the hooks: MkDocs would copy docs/javascripts itself."""
+    outside = move_out(repo, "docs/javascripts")
+    (outside / "glossary.js").write_text(f"// {SECRET}", encoding="utf-8")
+    run = build(repo / "mkdocs.yml", repo / "site", PYTHONPATH=str(ROOT / "src"))
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and SECRET not in out and "Traceback" not in out, out
+    assert any(s.rstrip().endswith(f"docs/javascripts:1:1: is a symbolic link; {DOCS}") for s in out.splitlines()), out
+    assert not (repo / "site" / "javascripts" / "glossary.js").exists()

@@ -9,7 +9,9 @@ repository is theirs: only its last component is checked (a link there would be 
 
 Reads follow the same rule (first_link): a folder that an input names (the terms folder, the
 diagrams under it, templates, the measurements) is refused when it, or a folder above it up to the
-repository root, is a link, with one diagnostic and nothing read.
+repository root, is a link, with one diagnostic and nothing read; so is a file read from it (a
+term, a template), and any link below a folder copied whole (docs, the theme's custom_dir:
+first_link_in).
 """
 
 from __future__ import annotations
@@ -36,6 +38,20 @@ def first_link(path: Path, root: Path | None = None) -> str | None:
         steps = [(absolute, absolute.as_posix())]
     found = next((shown for step, shown in steps if step.is_symlink()), None)
     return None if found is None else found if found.isascii() and found.isprintable() else ascii(found)[1:-1]
+
+
+def first_link_in(folder: Path, root: Path | None = None) -> str | None:
+    """first_link of folder, else the first symbolic link anywhere below it (in sorted order, as
+    first_link shows it): for a folder whose every file is read or copied (docs, a theme's
+    custom_dir). Links are never followed; a missing folder has none."""
+    if (shown := first_link(folder, root)) is not None:
+        return shown
+    for here, folders, files in os.walk(folder):
+        folders.sort()
+        found = next((Path(here, n) for n in sorted(folders + files) if Path(here, n).is_symlink()), None)
+        if found is not None:
+            return first_link(found, root)
+    return None
 
 
 def refuse_links(path: Path, root: Path | None = None) -> None:
