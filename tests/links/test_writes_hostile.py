@@ -185,6 +185,26 @@ def test_hard_links_and_dangling_links_never_reach_another_file(tmp_path: Path) 
     assert not temporaries(tmp_path)
 
 
+def test_stamping_a_folder_never_writes_through_a_term_file_made_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A term file made a link after the load refused none (a race): one line, not stamped,
+    the file it leads to, in the repository or not, as it was."""
+    from cudagloss.links.stamp_folder import FolderStamps, stamp_folder
+
+    terms = tmp_path / "repo" / "terms"
+    terms.mkdir(parents=True)
+    for name, target in (("out.yaml", tmp_path / "out.yaml"), ("in.yaml", tmp_path / "repo" / "in.yaml")):
+        target.write_text(TERM.format(note="x"), encoding="utf-8")
+        (terms / name).symlink_to(target)
+    done = stamp_folder(terms, {"https://a.example/1": DAY}, {}, "cudagloss links", FolderStamps())
+    assert done.changed == [] and not done.write_failed
+    assert (tmp_path / "out.yaml").read_text() == (tmp_path / "repo" / "in.yaml").read_text() == TERM.format(note="x")
+    err = capsys.readouterr().err.splitlines()
+    assert f"{terms / 'in.yaml'}: not stamped: it is a symbolic link, never written through" in err, err
+    assert f"{terms / 'out.yaml'}: not stamped: it is a symbolic link, never written through" in err, err
+
+
 def test_new_files_get_the_umask_not_0600(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
