@@ -215,3 +215,32 @@ def test_the_preview_build_refuses_a_docs_link_before_mkdocs_reads_it(repo: Path
     assert run.returncode != 0 and SECRET not in out and "Traceback" not in out, out
     assert any(s.rstrip().endswith(f"docs/javascripts:1:1: is a symbolic link; {DOCS}") for s in out.splitlines()), out
     assert not (repo / "site" / "javascripts" / "glossary.js").exists()
+
+
+OUTSIDE_FOLDERS = {
+    "docs_dir": ("docs_dir: docs", "docs_dir: ../outside"),
+    "theme.custom_dir": ("custom_dir: overrides", "custom_dir: {outside}"),
+    "extra.glossary.terms_dir": ("terms_dir: terms", "terms_dir: ../outside"),
+    "extra.glossary.templates_dir": ("templates_dir: templates", "templates_dir: ../outside"),
+    "extra.glossary.measurements_dir": ("measurements_dir: measurements", "measurements_dir: ../outside"),
+}
+
+
+@pytest.mark.parametrize("key", list(OUTSIDE_FOLDERS))
+def test_every_command_refuses_a_folder_mkdocs_yml_names_outside_the_repository(repo: Path, key: str) -> None:
+    """No link at all: the committed configuration itself names a folder out of the repository,
+    whose files render would copy into the tree and publish."""
+    outside = repo.parent / "outside"
+    (outside / "key.txt").write_text(SECRET, encoding="utf-8")
+    (outside / "leak.yaml").write_text(f"name: {SECRET}\n", encoding="utf-8")
+    old, new = OUTSIDE_FOLDERS[key]
+    config = repo / "mkdocs.yml"
+    config.write_text(config.read_text().replace(old, new.format(outside=outside)), encoding="utf-8")
+    shown = "'../outside'" if "{" not in new else repr(str(outside))
+    line = f"mkdocs.yml: '{key}': {shown} is outside the repository (the folder of mkdocs.yml)"
+    for args in (("render", "--out", "site-tree"), ("check", "--no-cache"), ("export", "--out", "out")):
+        run = cudagloss(repo, *args)
+        out = run.stdout + run.stderr
+        assert run.returncode == 2 and any(s.endswith(line) for s in out.splitlines()), out
+        assert SECRET not in out and "Traceback" not in out
+    assert not (repo / "site-tree").exists() and not (repo / "out").exists()

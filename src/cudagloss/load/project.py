@@ -81,7 +81,27 @@ def load_project(config: Path = Path(CONFIG), environ: Mapping[str, str] = os.en
         raise UsageError(f"{display_path(config)}{where}: not a configuration MkDocs could read") from None
     if not isinstance(data, dict):
         raise UsageError(f"{display_path(config)}: not a configuration (a mapping of settings)")
-    return project_from(data, config)
+    return refuse_folders_outside(project_from(data, config), config)
+
+
+def refuse_folders_outside(project: Project, config: Path) -> Project:
+    """project, or ProjectError (one line) for a folder the configuration names outside its own
+    folder (the repository): a pull request's mkdocs.yml could name `docs_dir: /etc` and every
+    command would read, and publish, from there. Only the configuration's folders: a folder typed
+    on the command line (TERMS=, a terms argument) is the user's. Not the preview's hooks,
+    whose configurations the tests and benchmarks write beside the folders they name."""
+    named = (
+        ("docs_dir", project.docs_dir),
+        ("theme.custom_dir", project.custom_dir),
+        ("extra.glossary.terms_dir", project.terms_dir),
+        ("extra.glossary.templates_dir", project.templates_dir),
+        ("extra.glossary.measurements_dir", project.measurements_dir),
+    )
+    for key, folder in named:
+        if folder is not None and not Path(os.path.abspath(folder)).is_relative_to(project.root):
+            problem = f"{display_path(folder)!r} is outside the repository (the folder of {display_path(config)})"
+            raise ProjectError(Path(display_path(config)), key, problem)
+    return project
 
 
 def _folder(config: Path, value: object, key: str) -> Path:
