@@ -138,11 +138,13 @@ def test_render_refuses_a_template_file_link_and_publishes_nothing(repo: Path) -
     assert not (repo / "site-tree").exists()
 
 
-@pytest.mark.parametrize("name", ["jit-compilation.yaml", "_sections.yaml", "_facts.yml"])
-@pytest.mark.parametrize("where", ["outside", "inside"])
+@pytest.mark.parametrize(
+    ("name", "where"), [("jit-compilation.yaml", "inside"), ("_sections.yaml", "outside"), ("_facts.yml", "inside")]
+)
 def test_check_and_render_refuse_a_file_of_the_terms_folder_that_is_a_link(repo: Path, name: str, where: str) -> None:
     """A term, the sections file or the facts file committed as a link, out of the repository or
-    to a file in it: one line, whatever it leads to, and the other mistakes still reported."""
+    to a file in it: one line, whatever it leads to, and the other mistakes still reported
+    (tests/load/test_load_symlinks.py has more kinds of link, without the CLI)."""
     target = repo.parent / "outside" / name if where == "outside" else repo / "kept" / name
     target.parent.mkdir(exist_ok=True)
     shutil.move(repo / "terms" / name, target)
