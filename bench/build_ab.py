@@ -15,16 +15,17 @@ is the steadier figure) and the ratios this tree ÷ base; it writes no results f
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from build import config, timed_build, write_corpus
-from common import ROOT
+from build import FIXTURE_MEAS, config, timed_build, write_corpus
+from common import ROOT, refuse_committed_links
 
 
 def _cpu() -> float:
@@ -41,6 +42,7 @@ def timed_build_cpu(tree: Path, cfg: Path, site: Path) -> tuple[float, float]:
 
 
 def main() -> int:
+    refuse_committed_links("mkdocs.yml", "docs", "overrides", "templates", str(FIXTURE_MEAS))  # before anything is read
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the commit to compare with")
     parser.add_argument("--terms", type=int, default=1000)

@@ -14,15 +14,16 @@ trailer on some later commits. Then it times, in the same run:
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import row, save
+from common import refuse_committed_links, row, save
 
 from cudagloss.links import history
 from cudagloss.links.stamp import stamp_file
@@ -73,6 +74,7 @@ def build_repo(root: Path, n: int) -> None:
 
 
 def main() -> int:
+    refuse_committed_links()  # before anything is read
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--terms", type=int, default=1000)
     args = parser.parse_args()

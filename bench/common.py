@@ -16,12 +16,25 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(os.path.abspath(__file__)).parent.parent
+"""The checkout, as named: never resolved through a committed bench link (refuse_committed_links)."""
 RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
 sys.path.insert(0, str(ROOT / "src"))
 
 from cudagloss.files.atomic import write_text_atomic  # noqa: E402
-from cudagloss.files.inside import refuse_links  # noqa: E402
+from cudagloss.files.inside import first_link, first_link_in, link_diagnostic, refuse_links  # noqa: E402
+
+
+def refuse_committed_links(*names: str) -> None:
+    """Exit with one line (status 1) where bench/, or a file or folder of the repository that a
+    benchmark reads or copies (names, from ROOT), a folder above it or anything below it, is a
+    symbolic link a pull request may have committed: its files would be read, measured and
+    published from anywhere. The rule every read follows (cudagloss.files.inside)."""
+    for name in ("bench", *names):
+        shown = first_link(ROOT / name, ROOT) if name == "bench" else first_link_in(ROOT / name, ROOT)
+        if shown is not None:
+            print(link_diagnostic(shown, "what a benchmark reads").format(), file=sys.stderr)
+            raise SystemExit(1)
 
 
 def machine() -> str:

@@ -43,14 +43,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(os.path.abspath(__file__)).parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 os.environ["CUDAGLOSS_LOCAL_SOURCES"] = "127.0.0.1/32"  # the benchmark's server is local by design
 
 from cudagloss.links.checker import CheckerOptions, check_urls  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from common import row, save  # noqa: E402
+from common import refuse_committed_links, row, save  # noqa: E402
 
 TOOLS = ROOT / "bench" / ".tools"
 
@@ -325,6 +325,7 @@ def lychee_startup() -> float:
 
 
 def main() -> int:
+    refuse_committed_links()  # before anything is read
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--servers", default=",".join(SERVERS), help=f"a subset of {','.join(SERVERS)}")
     parser.add_argument("--urls", type=positive(int), default="1000,10000", help="comma-separated URL counts")

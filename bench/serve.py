@@ -27,10 +27,10 @@ from pathlib import Path
 from urllib.error import URLError
 from urllib.request import urlopen
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from build import config, write_corpus
-from common import row, save
+from build import FIXTURE_MEAS, config, write_corpus
+from common import refuse_committed_links, row, save
 
 CACHE = tempfile.mkdtemp(prefix="bench-serve-cache-")
 """The preview's check cache: a folder of its own, as a user's is (one beside the terms, in
@@ -101,6 +101,7 @@ def edit_loop(work: Path, terms: Path, *, dirty: bool, edits: int) -> tuple[list
 
 
 def main() -> int:
+    refuse_committed_links("mkdocs.yml", "docs", "overrides", "templates", str(FIXTURE_MEAS))  # before anything is read
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,5000")
     parser.add_argument("--edits", type=int, default=5)

@@ -24,9 +24,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import ROOT, row, save
+from common import ROOT, refuse_committed_links, row, save
 
 from cudagloss.errors import ExitCode
 
@@ -79,6 +79,7 @@ def results(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def main() -> int:
+    refuse_committed_links("verifier", "measurements")  # before anything is read
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", help="keep the runs' files here (default: a temporary folder)")

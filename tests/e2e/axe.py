@@ -1,8 +1,9 @@
 """axe-core (Deque's accessibility engine, from npm) run in a Playwright page.
 
-The pinned release is installed once into tests/.tools (tests/npmtools.py: skipped without
-npm, failed under CI) and its script checked against the digest of that release before any
-page runs it: a registry or a folder that hands over other code fails the test instead.
+The pinned release is installed into tests/.tools by `npm ci` from a committed lockfile, its
+tree checked against a pinned hash (tests/npmtools.py: skipped without npm, failed under CI),
+and its script against the digest of that release before any page runs it: a registry or a
+folder that hands over other code fails the test instead.
 """
 
 from __future__ import annotations

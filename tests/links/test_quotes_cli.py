@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,8 +135,8 @@ def test_three_outcomes_stamped_reported_and_rendered(glossary: Path, server: st
     assert by_url[f"{server}/gone"]["failed_checks"] == 2
     assert report["quote_counts"] == {"quote-found": 1, "quote-missing": 1, "quote-unverifiable": 1}
 
-    config = f"site_name: T\nextra:\n  glossary:\n    templates_dir: {ROOT / 'templates'}\n"
-    (glossary / "mkdocs.yml").write_text(config, encoding="utf-8")
+    shutil.copytree(ROOT / "templates", glossary / "templates")  # a folder mkdocs.yml names is in the repository
+    (glossary / "mkdocs.yml").write_text("site_name: T\n", encoding="utf-8")
     built = cudagloss(glossary, "render", "--out", "tree", "--link-report", "links.json")
     assert built.returncode == 0, built.stderr
     page = (glossary / "tree" / "docs" / "terms" / "warp.md").read_text(encoding="utf-8")

@@ -1,6 +1,8 @@
 """Term files are read only when they are regular files of the repository: a pull request
 that adds `terms/leak.yaml` as a link to a file elsewhere (a home directory, /proc, /etc,
-.git/config) must not publish it or echo it, and a FIFO must not hang the check.
+.git/config) must not publish it or echo it, and a FIFO must not hang the check. A link is
+refused wherever it leads, inside the repository too (issue 39: the rule writes follow,
+cudagloss.files.inside), with one line, and every other mistake is still reported.
 
 Real links, a real FIFO and the real `cudagloss check` command line."""
 
@@ -18,9 +20,8 @@ from cudagloss.errors import GlossaryError
 from cudagloss.load.corpus import load_corpus
 
 SECRET = "s3cr3t-T0KEN-4f9a"
-OUTSIDE = "is a symbolic link to a file outside the repository; it would publish that file"
-HIDDEN = "is a symbolic link to a hidden file of the repository; it would publish that file"
-NOWHERE = "is a symbolic link that leads nowhere (or round in a loop)"
+LINK = "is a symbolic link; a term file and the folders above it are plain folders"
+OUTSIDE = HIDDEN = NOWHERE = LINK  # wherever a link leads, the same one line
 NOT_REGULAR = "is not a regular file"
 
 
@@ -92,17 +93,26 @@ def test_the_check_command_never_shows_what_a_link_leads_to(repo: Path) -> None:
         assert leaked not in output
 
 
-def test_a_link_inside_the_repository_is_read_as_the_term(repo: Path) -> None:
+def test_a_link_inside_the_repository_is_refused_too(repo: Path) -> None:
+    """A term, the sections file and the facts file, each a link to a file of the repository:
+    one line each, and the mistakes of the other files still reported."""
     (repo / "shared").mkdir()
     (repo / "shared" / "linked.yaml").write_text(term_text("Linked"), encoding="utf-8")
-    (repo / "shared" / "other.yaml").write_text(term_text("Other"), encoding="utf-8")
-    (repo / "shared" / "hop.yaml").symlink_to("other.yaml")
     (repo / "terms" / "linked.yaml").symlink_to(Path("..") / "shared" / "linked.yaml")
-    (repo / "terms" / "chained.yaml").symlink_to(repo / "shared" / "hop.yaml")  # absolute, two hops, inside
-    assert [t.term.name for t in load_corpus(Path("terms"), repo)] == ["Other", "Good", "Linked"]
+    (repo / "terms" / "chained.yaml").symlink_to(repo / "shared" / "linked.yaml")  # absolute
+    shutil.move(repo / "terms" / "_sections.yaml", repo / "shared" / "_sections.yaml")
+    (repo / "terms" / "_sections.yaml").symlink_to(Path("..") / "shared" / "_sections.yaml")
+    (repo / "shared" / "_facts.yml").write_text("facts: []\n", encoding="utf-8")
+    (repo / "terms" / "_facts.yml").symlink_to(Path("..") / "shared" / "_facts.yml")
+    (repo / "terms" / "bad.yaml").write_text(term_text("Bad").replace("section: widgets", "section: 7"))
+    found = problems(repo)
+    assert ("terms/_sections.yaml:1:1", LINK.replace("a term file", "the sections file")) in found
+    assert ("terms/_facts.yml:1:1", LINK.replace("a term file", "the facts file")) in found
+    assert ("terms/chained.yaml:1:1", LINK) in found and ("terms/linked.yaml:1:1", LINK) in found
+    assert any(where.startswith("terms/bad.yaml:") for where, _ in found), found
 
 
-def test_a_chain_of_links_is_judged_by_where_it_ends(repo: Path) -> None:
+def test_a_chain_of_links_is_refused_at_its_first(repo: Path) -> None:
     (repo / "shared").mkdir()
     (repo / "shared" / "hop.yaml").symlink_to(repo.parent / "outside" / "secret.yaml")
     (repo / "terms" / "chain.yaml").symlink_to(Path("..") / "shared" / "hop.yaml")
@@ -130,8 +140,8 @@ def test_fifos_folders_and_links_to_them_are_refused_without_opening(repo: Path)
     assert sorted(problems(repo)) == [
         ("terms/folder.yaml:1:1", NOT_REGULAR),
         ("terms/pipe.yaml:1:1", NOT_REGULAR),
-        ("terms/to-folder.yml:1:1", NOT_REGULAR),
-        ("terms/to-pipe.yaml:1:1", NOT_REGULAR),
+        ("terms/to-folder.yml:1:1", LINK),
+        ("terms/to-pipe.yaml:1:1", LINK),
     ]
 
 
@@ -152,7 +162,8 @@ def test_the_sections_file_is_held_to_the_same_rule(repo: Path, kind: str) -> No
         os.mkfifo(sections)
     else:
         sections.symlink_to("nothing.yaml")
-    message = {"outside": OUTSIDE, "fifo": NOT_REGULAR, "dangling": NOWHERE}[kind]
+    link = LINK.replace("a term file", "the sections file")
+    message = {"outside": link, "fifo": NOT_REGULAR, "dangling": link}[kind]
     found = problems(repo)
     assert found[0] == ("terms/_sections.yaml:1:1", message)
     assert not any(SECRET in m for _, m in found)

@@ -66,8 +66,7 @@ def test_render_refuses_a_theme_overrides_link(repo: Path) -> None:
     for page in outside.rglob("*"):
         if page.is_file():
             page.write_text(SECRET, encoding="utf-8")
-    line = "overrides:1:1: is a symbolic link; the theme's custom_dir and the folders above it are plain folders"
-    one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), f"overrides:1:1: is a symbolic link; {THEME}")
     assert not (repo / "site-tree").exists()
 
 
@@ -137,3 +136,113 @@ def test_render_refuses_a_template_file_link_and_publishes_nothing(repo: Path) -
     line = "templates/term.md.j2:1:1: is a symbolic link; a template and the folders above it are plain folders"
     one_line(cudagloss(repo, "render", "--out", "site-tree"), line)
     assert not (repo / "site-tree").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "where"), [("jit-compilation.yaml", "inside"), ("_sections.yaml", "outside"), ("_facts.yml", "inside")]
+)
+def test_check_and_render_refuse_a_file_of_the_terms_folder_that_is_a_link(repo: Path, name: str, where: str) -> None:
+    """A term, the sections file or the facts file committed as a link, out of the repository or
+    to a file in it: one line, whatever it leads to, and the other mistakes still reported
+    (tests/load/test_load_symlinks.py has more kinds of link, without the CLI)."""
+    target = repo.parent / "outside" / name if where == "outside" else repo / "kept" / name
+    target.parent.mkdir(exist_ok=True)
+    shutil.move(repo / "terms" / name, target)
+    text = target.read_text(encoding="utf-8")
+    target.write_text(text.replace("title:", f"title: {SECRET} #") + f"{SECRET}: [\n", encoding="utf-8")
+    (repo / "terms" / name).symlink_to(target)
+    (repo / "terms" / "warp.yaml").write_text("name: [\n", encoding="utf-8")  # another mistake, still reported
+    what = {"_sections.yaml": "the sections file", "_facts.yml": "the facts file"}.get(name, "a term file")
+    line = f"terms/{name}:1:1: is a symbolic link; {what} and the folders above it are plain folders"
+    for args in (("check", "--strict", "--no-cache", "terms"), ("render", "--out", "site-tree")):
+        out = one_line(cudagloss(repo, *args), line)
+        assert sum("symbolic link" in s for s in out.splitlines()) == 1, out
+        assert any(s.startswith("terms/warp.yaml:") for s in out.splitlines()), out
+    assert not (repo / "site-tree").exists()
+
+
+DOCS = "the docs folder, its files and the folders above it are plain folders"
+THEME = "the theme's custom_dir, its files and the folders above it are plain folders"
+COPIED = {
+    "docs": DOCS,
+    "docs/javascripts": DOCS,
+    "docs/stylesheets/glossary.css": DOCS,  # the file extra_css names
+    "overrides/partials": THEME,
+    "overrides/main.html": THEME,
+}
+
+
+@pytest.mark.parametrize("name", list(COPIED))
+def test_render_refuses_a_link_in_a_folder_it_copies_and_publishes_nothing(repo: Path, name: str) -> None:
+    """docs/ and the theme's custom_dir are copied whole into the tree, and read whole by
+    MkDocs: a link at them or anywhere below is refused with one line before either runs."""
+    outside = move_out(repo, name)
+    for file in outside.rglob("*") if outside.is_dir() else [outside]:
+        if file.is_file():
+            file.write_text(SECRET, encoding="utf-8")
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), f"{name}:1:1: is a symbolic link; {COPIED[name]}")
+    assert not (repo / "site-tree").exists()
+
+
+def test_render_refuses_a_theme_custom_dir_named_through_a_link(repo: Path) -> None:
+    """mkdocs.yml's theme.custom_dir names a folder a pull request committed as a link."""
+    (repo / "outside-theme").symlink_to(repo.parent / "outside")
+    (repo.parent / "outside" / "main.html").write_text(SECRET, encoding="utf-8")
+    config = repo / "mkdocs.yml"
+    config.write_text(config.read_text().replace("custom_dir: overrides", "custom_dir: outside-theme"))
+    one_line(cudagloss(repo, "render", "--out", "site-tree"), f"outside-theme:1:1: is a symbolic link; {THEME}")
+    assert not (repo / "site-tree").exists()
+
+
+@pytest.mark.parametrize("key", ["extra_css", "extra_javascript"])
+def test_render_refuses_an_extra_file_outside_the_docs_folder(repo: Path, key: str) -> None:
+    (repo.parent / "outside" / "secret.css").write_text(SECRET, encoding="utf-8")
+    config = repo / "mkdocs.yml"
+    named = {"extra_css": "stylesheets/glossary.css", "extra_javascript": "javascripts/glossary.js"}[key]
+    config.write_text(config.read_text().replace(named, "../../outside/secret.css"))
+    run = cudagloss(repo, "render", "--out", "site-tree")
+    out = run.stdout + run.stderr
+    line = f"mkdocs.yml: '{key}': '../../outside/secret.css' is not a file of the docs folder (nor an address)"
+    assert run.returncode == 2 and any(s.endswith(line) for s in out.splitlines()), out
+    assert SECRET not in out and "Traceback" not in out and not (repo / "site-tree").exists()
+
+
+@pytest.mark.builders
+def test_the_preview_build_refuses_a_docs_link_before_mkdocs_reads_it(repo: Path) -> None:
+    """mkdocs build through the hooks: MkDocs would copy docs/javascripts itself."""
+    outside = move_out(repo, "docs/javascripts")
+    (outside / "glossary.js").write_text(f"// {SECRET}", encoding="utf-8")
+    run = build(repo / "mkdocs.yml", repo / "site", PYTHONPATH=str(ROOT / "src"))
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and SECRET not in out and "Traceback" not in out, out
+    assert any(s.rstrip().endswith(f"docs/javascripts:1:1: is a symbolic link; {DOCS}") for s in out.splitlines()), out
+    assert not (repo / "site" / "javascripts" / "glossary.js").exists()
+
+
+OUTSIDE_FOLDERS = {
+    "docs_dir": ("docs_dir: docs", "docs_dir: ../outside"),
+    "theme.custom_dir": ("custom_dir: overrides", "custom_dir: {outside}"),
+    "extra.glossary.terms_dir": ("terms_dir: terms", "terms_dir: ../outside"),
+    "extra.glossary.templates_dir": ("templates_dir: templates", "templates_dir: ../outside"),
+    "extra.glossary.measurements_dir": ("measurements_dir: measurements", "measurements_dir: ../outside"),
+}
+
+
+@pytest.mark.parametrize("key", list(OUTSIDE_FOLDERS))
+def test_every_command_refuses_a_folder_mkdocs_yml_names_outside_the_repository(repo: Path, key: str) -> None:
+    """No link at all: the committed configuration itself names a folder out of the repository,
+    whose files render would copy into the tree and publish."""
+    outside = repo.parent / "outside"
+    (outside / "key.txt").write_text(SECRET, encoding="utf-8")
+    (outside / "leak.yaml").write_text(f"name: {SECRET}\n", encoding="utf-8")
+    old, new = OUTSIDE_FOLDERS[key]
+    config = repo / "mkdocs.yml"
+    config.write_text(config.read_text().replace(old, new.format(outside=outside)), encoding="utf-8")
+    shown = "'../outside'" if "{" not in new else repr(str(outside))
+    line = f"mkdocs.yml: '{key}': {shown} is outside the repository (the folder of mkdocs.yml)"
+    for args in (("render", "--out", "site-tree"), ("check", "--no-cache"), ("export", "--out", "out")):
+        run = cudagloss(repo, *args)
+        out = run.stdout + run.stderr
+        assert run.returncode == 2 and any(s.endswith(line) for s in out.splitlines()), out
+        assert SECRET not in out and "Traceback" not in out
+    assert not (repo / "site-tree").exists() and not (repo / "out").exists()

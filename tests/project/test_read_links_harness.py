@@ -1,8 +1,9 @@
 """Reads through committed links in the harness (issue 39, class 1): `python bench/report.py`
-publishes bench/results/*.json in README.md, so a committed link at a result or at the results
-folder is refused with one line (cudagloss.files.inside.refuse_read_links, the rule writes follow)
-and nothing from outside reaches README.md or bench/RESULTS.md. A copy of the harness, real
-links, the real script."""
+publishes bench/results/*.json in README.md, so a committed link at a result, at the results
+folder or at bench/ is refused with one line (cudagloss.files.inside.refuse_read_links, the rule
+writes follow) and nothing from outside reaches README.md or bench/RESULTS.md; every other
+benchmark refuses a link at bench/ or at what it reads or copies (bench/common.py). A copy of
+the harness, real links, the real scripts."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def repo(tmp_path: Path) -> Path:
     """bench/report.py and its results in a copy, beside a folder outside it."""
     root = tmp_path / "repo"
     (root / "bench").mkdir(parents=True)
-    for name in ("report.py", "common.py"):
+    for name in ("report.py", "common.py", "build.py", "check.py", "hostile.py"):
         shutil.copy2(ROOT / "bench" / name, root / "bench" / name)
     shutil.copytree(ROOT / "bench" / "results", root / "bench" / "results")
     shutil.copy2(ROOT / "README.md", root / "README.md")
@@ -34,10 +35,10 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def report(root: Path) -> subprocess.CompletedProcess[str]:
+def report(root: Path, script: str = "report.py") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "BENCH_RESULTS"}
     env["PYTHONPATH"] = str(ROOT / "src")
-    run = [sys.executable, str(root / "bench" / "report.py")]
+    run = [sys.executable, str(root / "bench" / script)]
     return subprocess.run(run, cwd=root, env=env, capture_output=True, text=True, check=False, timeout=60)
 
 
@@ -81,6 +82,43 @@ def test_a_result_file_link_is_refused_and_nothing_is_published(repo: Path) -> N
     refused(repo, line)
 
 
+def test_a_bench_folder_link_is_refused_and_nothing_is_published(repo: Path) -> None:
+    """bench/ committed as a link to another checkout's bench folder, its results full of text
+    from outside: the script is named through the link, and refuses it."""
+    outside = repo.parent / "outside" / "bench"
+    shutil.move(repo / "bench", outside)
+    (outside / "results" / "check.json").write_text(secret_result(), encoding="utf-8")
+    (repo / "bench").symlink_to(outside)
+    refused(repo, "bench:1:1: is a symbolic link; the results folder and the folders above it are plain folders")
+
+
+READS = "what a benchmark reads and the folders above it are plain folders"
+BENCHES = {
+    "bench": ("check.py", "bench"),
+    "tests/fixtures/good-measurements": ("check.py", "tests/fixtures/good-measurements"),
+    "docs/javascripts": ("build.py", "docs/javascripts"),
+    "measurements/ptx-jit": ("hostile.py", "measurements/ptx-jit"),
+}
+
+
+@pytest.mark.parametrize("link", list(BENCHES))
+def test_a_benchmark_refuses_a_link_at_what_it_reads_before_reading(repo: Path, link: str) -> None:
+    """The benchmarks copy the site's folders and measurements into their own work folders: a
+    committed link there (or at bench/) is refused with one line before anything is copied."""
+    script, shown = BENCHES[link]
+    for name in ("docs", "tests/fixtures/good-measurements", "measurements/ptx-jit"):
+        shutil.copytree(ROOT / name, repo / name)
+    target = repo.parent / "outside" / link.replace("/", "-")
+    shutil.move(repo / link, target)
+    for file in target.rglob("*.js*"):
+        file.write_text(SECRET, encoding="utf-8")
+    (repo / link).symlink_to(target)
+    run = report(repo, script)
+    out = run.stdout + run.stderr
+    assert run.returncode == 1 and "Traceback" not in out, out
+    assert f"{shown}:1:1: is a symbolic link; {READS}" in out.splitlines() and SECRET not in out, out
+
+
 def test_screenshots_are_never_written_through_a_committed_artifacts_link(tmp_path: Path) -> None:
     """tests/e2e writes every screenshot through browsing.screenshot_path: a committed
     test-artifacts link (or a link as one screenshot) fails the test with one line, and the
@@ -105,3 +143,30 @@ def test_screenshots_are_never_written_through_a_committed_artifacts_link(tmp_pa
     assert screenshot_path(root / "test-artifacts", "home-dark.png", root) == str(
         root / "test-artifacts" / "home-dark.png"
     )
+
+
+@pytest.mark.parametrize("link", ["bench/.tools", "bench/.tools/venv", "bench/.tools/node_modules"])
+def test_make_bench_tools_refuses_to_install_through_a_committed_link(tmp_path: Path, link: str) -> None:
+    """pip and npm would write wherever a committed bench/.tools link leads: one line, nothing
+    installed, the folder it leads to as it was."""
+    if shutil.which("make") is None:
+        pytest.skip("needs make")
+    root = tmp_path / "repo"
+    (root / "bench" / ".tools").mkdir(parents=True)
+    shutil.copy2(ROOT / "Makefile", root / "Makefile")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    if link == "bench/.tools":
+        (root / link).rmdir()
+    (root / link).symlink_to(outside)
+    run = subprocess.run(
+        ["make", "--no-print-directory", "bench-tools", "PYTHON=false"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    line = f"{link} is a symbolic link: refusing to install through it; {HINT}"
+    assert run.returncode != 0 and line in run.stderr.splitlines(), run.stderr
+    assert list(outside.iterdir()) == []

@@ -126,8 +126,8 @@ def test_a_report_of_the_first_day_or_of_tomorrow_in_utc_is_read(tmp_path: Path,
 
 def test_render_refuses_a_report_from_the_future_in_one_line(tmp_path: Path) -> None:
     root = good_glossary(tmp_path, "sources: []\n")
-    config = f"site_name: T\nextra:\n  glossary:\n    templates_dir: {ROOT / 'templates'}\n"
-    (root / "mkdocs.yml").write_text(config, encoding="utf-8")
+    shutil.copytree(ROOT / "templates", root / "templates")  # a folder mkdocs.yml names is in the repository
+    (root / "mkdocs.yml").write_text("site_name: T\n", encoding="utf-8")
     _report(root / "links.json", [], "2999-01-01")
     run = cudagloss(root, "render", "--out", "tree", "--link-report", "links.json")
     assert run.returncode != 0 and "Traceback" not in run.stderr, run.stderr
@@ -153,9 +153,9 @@ def test_a_report_that_is_not_text_or_too_large_is_refused_without_reading_it_al
 def glossary(tmp_path: Path) -> Path:
     shutil.copytree(FIXTURES / "good", tmp_path / "terms")
     shutil.copytree(FIXTURES / "good-measurements", tmp_path / "measurements")
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")  # a folder mkdocs.yml names is in the repository
     (tmp_path / "mkdocs.yml").write_text(
-        "site_name: T\nextra:\n  glossary:\n"
-        f"    templates_dir: {ROOT / 'templates'}\n    terms_dir: terms\n    measurements_dir: measurements\n",
+        "site_name: T\nextra:\n  glossary:\n    terms_dir: terms\n    measurements_dir: measurements\n",
         encoding="utf-8",
     )
     return tmp_path

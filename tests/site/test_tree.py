@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, cudagloss
-from cudagloss.errors import Diagnostic, UsageError
+from cudagloss.errors import Diagnostic, GlossaryError, UsageError
 from cudagloss.files.folder import MARKER, replace_folder
 from cudagloss.load.project import load_project
 from cudagloss.model.project import Project
@@ -109,12 +109,13 @@ def test_tree_files_do_not_let_a_static_file_replace_a_generated_page(tmp_path: 
     (docs / "terms").mkdir(parents=True)
     (docs / "terms" / "a.md").write_text("stray", encoding="utf-8")
     (docs / "style.css").write_text("body{}", encoding="utf-8")
-    os.symlink("/etc/passwd", docs / "leak.txt")
     settings = Project(root=tmp_path, site_name="G", docs_dir=docs)
     content = SiteContent(pages=[GeneratedPage("terms/a.md", "# A\n")], nav=[{"Home": "index.md"}])
     files = dict(tree_files(content, settings))
     assert files["docs/terms/a.md"] == b"# A\n" and files["docs/style.css"] == b"body{}"
-    assert "docs/leak.txt" not in files  # a link is not followed out of the repository
+    os.symlink("/etc/passwd", docs / "leak.txt")  # made after the render's check: refused as it is copied
+    with pytest.raises(GlossaryError, match=r"^docs/leak.txt:1:1: is a symbolic link; a file the site copies"):
+        dict(tree_files(content, settings))
 
 
 def test_the_sanitiser_extension_drops_what_could_run() -> None:

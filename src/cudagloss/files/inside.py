@@ -9,7 +9,9 @@ repository is theirs: only its last component is checked (a link there would be 
 
 Reads follow the same rule (first_link): a folder that an input names (the terms folder, the
 diagrams under it, templates, the measurements) is refused when it, or a folder above it up to the
-repository root, is a link, with one diagnostic and nothing read.
+repository root, is a link, with one diagnostic and nothing read; so is a file read from it (a
+term, a template), and any link below a folder copied whole (docs, the theme's custom_dir:
+first_link_in).
 """
 
 from __future__ import annotations
@@ -38,6 +40,20 @@ def first_link(path: Path, root: Path | None = None) -> str | None:
     return None if found is None else found if found.isascii() and found.isprintable() else ascii(found)[1:-1]
 
 
+def first_link_in(folder: Path, root: Path | None = None) -> str | None:
+    """first_link of folder, else the first symbolic link anywhere below it (in sorted order, as
+    first_link shows it): for a folder whose every file is read or copied (docs, a theme's
+    custom_dir). Links are never followed; a missing folder has none."""
+    if (shown := first_link(folder, root)) is not None:
+        return shown
+    for here, folders, files in os.walk(folder):
+        folders.sort()
+        found = next((Path(here, n) for n in sorted(folders + files) if Path(here, n).is_symlink()), None)
+        if found is not None:
+            return first_link(found, root)
+    return None
+
+
 def refuse_links(path: Path, root: Path | None = None) -> None:
     """UsageError if path, or a folder on the way to it at or below root (default: the working
     folder), is a symbolic link; nothing is created or followed. The link's own target is not
@@ -51,8 +67,12 @@ def read_link_mistake(path: Path, root: Path | None = None, what: str = "it") ->
     is a symbolic link, whose files would be read, and published, from anywhere. what names the
     file or folder in the message ("the terms folder"). None when path may be read."""
     shown = first_link(path, root)
-    if shown is None:
-        return None
+    return None if shown is None else link_diagnostic(shown, what)
+
+
+def link_diagnostic(shown: str, what: str) -> Diagnostic:
+    """The one line for a link met on the way to a read, at shown (as first_link shows it, or a
+    file's name as its reader shows it, where its folders were judged before)."""
     return Diagnostic(shown, 1, 1, f"is a symbolic link; {what} and the folders above it are plain folders", READ_HINT)
 
 

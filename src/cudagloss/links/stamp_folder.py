@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudagloss.files.atomic import WriteFailed, remove_stale_temporaries
+from cudagloss.files.inside import first_link
 from cudagloss.links.history import FileHistory, HistoryUnavailable, read_history
 from cudagloss.links.stamp import Found, stamp_file
 from cudagloss.load.terms import term_files
@@ -63,10 +64,9 @@ def stamp_folder(
     stamped before a SIGTERM is still known). A write that fails stops the stamping (a full
     disk or a folder we may not write fails for every file), after one line saying why."""
     remove_stale_temporaries(terms)  # those of a run killed by SIGKILL
-    repository = terms.absolute().parent.resolve()  # where the folder is named, not where a link leads
     for file in term_files(terms):
-        if not file.resolve().is_relative_to(repository):
-            print(f"{file}: not stamped: it links to {file.resolve()}, outside {repository}", file=sys.stderr)
+        if first_link(file, file.parent) is not None:  # refused when loaded; made a link since
+            print(f"{file}: not stamped: it is a symbolic link, never written through", file=sys.stderr)
             continue
         found = history.get(file.resolve())
         if found is None:

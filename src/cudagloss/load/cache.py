@@ -71,10 +71,11 @@ def folder_digest(folder: Path) -> str:
     """The digest of every file's name and bytes under folder (the diagrams terms draw from):
     a changed drawing is checked again, its terms' verdicts are not taken from the cache."""
     h = hashlib.blake2b(digest_size=20)
-    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
-        if path.is_file():
+    for path in sorted(folder.rglob("*")) if folder.is_dir() and not folder.is_symlink() else []:
+        linked = any(p.is_symlink() for p in (path, *(folder / q for q in path.relative_to(folder).parents[:-1])))
+        if linked or path.is_file():  # a link is never read through (the check refuses it)
             h.update(path.relative_to(folder).as_posix().encode("utf-8", "surrogatepass") + b"\0")
-            h.update(path.read_bytes() + b"\0")
+            h.update(b"a link\0" if linked else path.read_bytes() + b"\0")
     return h.hexdigest()
 
 

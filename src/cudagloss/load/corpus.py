@@ -21,7 +21,6 @@ from cudagloss.load.cache import CheckCache, Checked, context_digest, digest, fo
 from cudagloss.load.changes import Changes
 from cudagloss.load.facts import FACTS_FILE, load_facts
 from cudagloss.load.terms import (
-    boundary,
     folder_mistake,
     load_sections_at,
     read_term_file,
@@ -85,12 +84,11 @@ def _run(
     mistake = folder_mistake(folder, root)
     if mistake is not None:
         raise GlossaryError([mistake])
-    top = boundary(folder, root)
     diagnostics: list[Diagnostic] = list(found_before or [])
     sections, sections_path, found, sections_positions = load_sections_at(folder, root)
     diagnostics += found
     facts, found = load_facts(
-        folder / FACTS_FILE, shown_path(folder / FACTS_FILE, root), lambda p, s: read_term_file(p, s, top)
+        folder / FACTS_FILE, shown_path(folder / FACTS_FILE, root), lambda p, s: read_term_file(p, s, "the facts file")
     )
     diagnostics += found
     folder_shown = display_path(folder, root)  # diagnostics name files by it: part of the context
@@ -110,7 +108,7 @@ def _run(
         shown = shown_in(folder_shown, path.name)
         all_slugs.setdefault(path.stem, []).append(shown)
         files[shown] = path
-        text, found = read_term_file(path, shown, top)
+        text, found = read_term_file(path, shown)
         if text is None:
             diagnostics += found
             continue

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cudagloss.errors import GlossaryError, UsageError, did_you_mean, display_path
-from cudagloss.files.inside import read_link_mistake, refuse_read_links
+from cudagloss.files.inside import first_link_in, link_diagnostic, read_link_mistake, refuse_read_links
 from cudagloss.model.project import (
     CONFIG,
     DEFAULT_EDIT_URI_TEMPLATE,
@@ -81,7 +81,27 @@ def load_project(config: Path = Path(CONFIG), environ: Mapping[str, str] = os.en
         raise UsageError(f"{display_path(config)}{where}: not a configuration MkDocs could read") from None
     if not isinstance(data, dict):
         raise UsageError(f"{display_path(config)}: not a configuration (a mapping of settings)")
-    return project_from(data, config)
+    return refuse_folders_outside(project_from(data, config), config)
+
+
+def refuse_folders_outside(project: Project, config: Path) -> Project:
+    """project, or ProjectError (one line) for a folder the configuration names outside its own
+    folder (the repository): a pull request's mkdocs.yml could name `docs_dir: /etc` and every
+    command would read, and publish, from there. Only the configuration's folders: a folder typed
+    on the command line (TERMS=, a terms argument) is the user's. Not the preview's hooks,
+    whose configurations the tests and benchmarks write beside the folders they name."""
+    named = (
+        ("docs_dir", project.docs_dir),
+        ("theme.custom_dir", project.custom_dir),
+        ("extra.glossary.terms_dir", project.terms_dir),
+        ("extra.glossary.templates_dir", project.templates_dir),
+        ("extra.glossary.measurements_dir", project.measurements_dir),
+    )
+    for key, folder in named:
+        if folder is not None and not Path(os.path.abspath(folder)).is_relative_to(project.root):
+            problem = f"{display_path(folder)!r} is outside the repository (the folder of {display_path(config)})"
+            raise ProjectError(Path(display_path(config)), key, problem)
+    return project
 
 
 def _folder(config: Path, value: object, key: str) -> Path:
@@ -145,17 +165,28 @@ def _commit(value: object, config: Path) -> str | None:
 
 
 def refuse_folder_links(project: Project) -> None:
-    """GlossaryError (one line) for a terms, templates or theme folder that is, or lies under, a
-    symbolic link from the project's root down: its files would be read, and published, from
-    anywhere (read_link_mistake, the rule writes follow). Render, export and the preview alike."""
-    named = (
-        ("the terms folder", project.terms_dir),
-        ("the templates folder", project.templates_dir),
-        ("the theme's custom_dir", project.custom_dir),
-    )
+    """GlossaryError (one line) for a terms, templates, docs or theme folder that is, or lies
+    under, a symbolic link from the project's root down, or for a link anywhere in the docs or
+    theme folder (copied whole, into the tree or by MkDocs): its files would be read, and
+    published, from anywhere (read_link_mistake, the rule writes follow). Render, export and
+    the preview alike. ProjectError for an extra_css or extra_javascript file outside docs."""
+    named = (("the terms folder", project.terms_dir), ("the templates folder", project.templates_dir))
     for what, folder in named:
-        if folder is not None and (mistake := read_link_mistake(folder, project.root, what)) is not None:
+        if (mistake := read_link_mistake(folder, project.root, what)) is not None:
             raise GlossaryError([mistake])
+    whole = (
+        ("the docs folder, its files", project.docs_dir),
+        ("the theme's custom_dir, its files", project.custom_dir),
+    )
+    for what, copied in whole:
+        if copied is not None and (shown := first_link_in(copied, project.root)) is not None:
+            raise GlossaryError([link_diagnostic(shown, what)])
+    for key, entries in (("extra_css", project.extra_css), ("extra_javascript", project.extra_javascript)):
+        for entry in entries:
+            local = "://" not in entry and not entry.startswith("//")  # else an address, never read
+            if local and (os.path.isabs(entry) or os.path.normpath(entry).split(os.sep)[0] == ".."):
+                where = Path(display_path(project.root / CONFIG))
+                raise ProjectError(where, key, f"{entry!r} is not a file of the docs folder (nor an address)")
 
 
 def require_folders(project: Project, config: Path) -> None:

@@ -5,12 +5,13 @@ Files whose names start with '_' are not terms (`_sections.yaml` lists the secti
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
-from cudagloss.files.inside import read_link_mistake
+from cudagloss.files.inside import first_link, link_diagnostic, read_link_mistake
 from cudagloss.load.convert import parse_file
 from cudagloss.model.corpus import LoadedTerm
 from cudagloss.model.limits import NAME_MAX, TERMS_MAX
@@ -47,12 +48,6 @@ def shown_in(folder: str, name: str) -> str:
     return name if folder == "." else f"{folder}/{name}"
 
 
-def boundary(folder: Path, root: Path | None) -> Path:
-    """The folder no term file may lead out of: the repository root, or the terms folder's
-    parent when none is given (as the link checker's stamping has it)."""
-    return (root if root is not None else folder.absolute().parent).resolve()
-
-
 def folder_mistake(folder: Path, root: Path | None) -> Diagnostic | None:
     """Why folder cannot be read as a terms folder: it, or a folder above it up to the root (the
     terms folder's parent without one), is a symbolic link, whose files would be read, and
@@ -74,13 +69,12 @@ def load_terms(folder: Path, root: Path | None = None) -> tuple[list[LoadedTerm]
     mistake = folder_mistake(folder, root)
     if mistake is not None:
         raise GlossaryError([mistake])
-    top = boundary(folder, root)
     folder_shown = display_path(folder, root)
     terms: list[LoadedTerm] = []
     diagnostics: list[Diagnostic] = []
     for path in term_files(folder):
         shown = shown_in(folder_shown, path.name)
-        text, found = read_term_file(path, shown, top)
+        text, found = read_term_file(path, shown)
         if text is not None:
             loaded, found = term_from_text(path, shown, text)
             if loaded is not None:
@@ -89,38 +83,31 @@ def load_terms(folder: Path, root: Path | None = None) -> tuple[list[LoadedTerm]
     return terms, diagnostics
 
 
-def _refused(path: Path, top: Path) -> tuple[str, str] | None:
-    """Why path may not be read (message, hint), judged without opening it: a link that leads
-    out of top (or into a hidden file there, such as .git/config), or anything but a regular
-    file (a FIFO would hang the reader; a device could be anything)."""
-    link_hint = "replace the link with the file itself, or link to a file inside the repository"
-    info = os.lstat(path)
-    if stat.S_ISLNK(info.st_mode):
-        try:
-            target = path.resolve(strict=True)
-        except (OSError, RuntimeError):
-            return "is a symbolic link that leads nowhere (or round in a loop)", link_hint
-        if not target.is_relative_to(top):
-            return "is a symbolic link to a file outside the repository; it would publish that file", link_hint
-        if any(part.startswith(".") for part in target.relative_to(top).parts):
-            return "is a symbolic link to a hidden file of the repository; it would publish that file", link_hint
-        info = os.stat(target)
-    if not stat.S_ISREG(info.st_mode):
-        return "is not a regular file", "a term file is a plain YAML file: remove this one or rename it"
+def _refused(path: Path, shown: str, what: str) -> Diagnostic | None:
+    """Why path may not be read, judged without opening it: a symbolic link, wherever it leads
+    (inside the repository too: the rule writes follow, cudagloss.files.inside; the folders above
+    were judged once, by folder_mistake), or anything but a regular file (a FIFO would hang the
+    reader; a device could be anything)."""
+    if first_link(path, path.parent) is not None:
+        return link_diagnostic(shown, what)
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        return Diagnostic(
+            shown, 1, 1, "is not a regular file", "a term file is a plain YAML file: remove this one or rename it"
+        )
     return None
 
 
 def read_term_file(
-    path: Path, shown: str, top: Path, limit: int = FILE_MAX, hint: str = TOO_LARGE
+    path: Path, shown: str, what: str = "a term file", limit: int = FILE_MAX, hint: str = TOO_LARGE
 ) -> tuple[str | None, list[Diagnostic]]:
-    """The file's text, or why it cannot be a term file: refused by _refused (and then never
-    opened), unreadable, not UTF-8, or over limit bytes (counted before parsing, never read past)."""
+    """The file's text, or why it cannot be a term file (what names it: "the sections file"):
+    refused by _refused (and then never opened), unreadable, not UTF-8, or over limit bytes
+    (counted before parsing, never read past)."""
     try:
-        refused = _refused(path, top)
+        refused = _refused(path, shown, what)
         if refused:
-            return None, [Diagnostic(shown, 1, 1, *refused)]
-        target = path.resolve() if os.path.islink(path) else path  # a link was judged by _refused
-        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+            return None, [refused]
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since it was looked at
                 return None, [Diagnostic(shown, 1, 1, "is not a regular file", "")]
@@ -133,6 +120,8 @@ def read_term_file(
             Diagnostic(shown, 1, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})", "save the file as UTF-8")
         ]
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # made a link since it was looked at
+            return None, [link_diagnostic(shown, what)]
         return None, [Diagnostic(shown, 1, 1, f"cannot read the file: {exc.strerror}", "")]
 
 
@@ -157,11 +146,10 @@ _last_loaded: dict[tuple[Path, str], tuple[str, _Loaded]] = {}
 whole glossary after every edit, and this makes every unchanged file cost one read."""
 
 
-def load_term(path: Path, root: Path | None = None, top: Path | None = None) -> _Loaded:
-    """Read one term file; return the term (None when unusable) and every mistake found.
-    top: the folder it may not lead out of (see boundary)."""
+def load_term(path: Path, root: Path | None = None) -> _Loaded:
+    """Read one term file; return the term (None when unusable) and every mistake found."""
     shown = shown_path(path, root)
-    text, diags = read_term_file(path, shown, top or boundary(path.parent, root))
+    text, diags = read_term_file(path, shown)
     if text is None:
         return None, diags
     return term_from_text(path, shown, text)
@@ -216,7 +204,7 @@ def load_sections_at(
             "create it with 'sections:' and one '- slug: ...' / 'title: ...' entry per section",
         )
         return None, shown, [missing], Positions()
-    text, diags = read_term_file(path, shown, boundary(folder, root), SECTIONS_FILE_MAX, SECTIONS_TOO_LARGE)
+    text, diags = read_term_file(path, shown, "the sections file", SECTIONS_FILE_MAX, SECTIONS_TOO_LARGE)
     if text is None:
         return None, shown, diags, Positions()
     sections, diags, positions = parse_file(shown, text, SectionsFile)

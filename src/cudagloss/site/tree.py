@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from cudagloss.errors import GlossaryError
+from cudagloss.files.inside import first_link_in, link_diagnostic
 from cudagloss.model.project import CONFIG, Project
 from cudagloss.site.output import GeneratedPage, SiteContent
 from cudagloss.site.sanitise import NAME as SANITISER
@@ -98,12 +100,14 @@ def builder_config(settings: Project, nav: list[dict[str, Any]]) -> str:
     return _HEADER + _dump(config)
 
 
-def _copied(folder: Path, under: str) -> Iterator[tuple[str, bytes]]:
-    """The regular files of a folder of the repository (a link is not followed out of it)."""
-    if not folder.is_dir():
-        return
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.is_symlink() and not any(p.is_symlink() for p in path.parents):
+def _copied(folder: Path, under: str, root: Path) -> Iterator[tuple[str, bytes]]:
+    """The regular files of a folder of the repository; a link in it, or at it or above it up
+    to root, was refused before anything was read (load.project.refuse_folder_links), and is
+    refused again here, should one have been made since."""
+    if (shown := first_link_in(folder, root)) is not None:
+        raise GlossaryError([link_diagnostic(shown, "a file the site copies")])
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else ():
+        if path.is_file():
             yield f"{under}/{path.relative_to(folder).as_posix()}", path.read_bytes()
 
 
@@ -111,11 +115,11 @@ def tree_files(content: SiteContent, settings: Project) -> Iterator[tuple[str, b
     """Every file of the tree, as (path inside it, bytes)."""
     yield CONFIG, builder_config(settings, content.nav).encode()
     generated = {page.src_uri for page in content.pages} | {f.src_uri for f in (*content.files, *content.exports)}
-    for path, data in _copied(settings.docs_dir, DOCS):
+    for path, data in _copied(settings.docs_dir, DOCS, settings.root):
         if path.removeprefix(f"{DOCS}/") not in generated:  # a generated page wins over a stray copy
             yield path, data
     if settings.custom_dir is not None:
-        yield from _copied(settings.custom_dir, OVERRIDES)
+        yield from _copied(settings.custom_dir, OVERRIDES, settings.root)
     for page in content.pages:
         yield f"{DOCS}/{page.src_uri}", page_text(page, settings).encode()
     for file in (*content.files, *content.exports):
