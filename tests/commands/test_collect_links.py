@@ -69,9 +69,10 @@ def test_a_link_refuses_the_merge_and_nothing_outside_changes(repo: Path, where:
 
 def test_the_undo_restores_only_what_changed_and_never_through_a_link(tmp_path: Path) -> None:
     folder, outside = tmp_path / "repo", tmp_path / "outside"
-    folder.mkdir(), outside.mkdir()
     kept, swapped, made = folder / "kept.json", folder / "swapped.json", folder / "made.json"
-    kept.write_text("old\n"), swapped.write_text("old\n"), (outside / "swapped.json").write_text("outside\n")
+    for path, text in ((kept, "old\n"), (swapped, "old\n"), (outside / "swapped.json", "outside\n")):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
     undo = Undo()
     cwd = Path.cwd()
     os.chdir(tmp_path)
