@@ -136,6 +136,7 @@ def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | 
             f"{slug[:MAX_SLUG]!r} is not a valid slug" if slug else "the name's letters spell no file name in ASCII",
             f"choose the slug, {rule}: --slug fat-binary (make new ... SLUG=fat-binary)",
         )
+    refuse_links(terms)  # a committed link: the new file would go, and its files be read, from anywhere
     sections_file, _, diags = load_sections(terms)
     if sections_file is None:
         raise GlossaryError(diags)
