@@ -26,7 +26,7 @@ from pathlib import Path
 
 from cudagloss.boundary import guarded
 from cudagloss.errors import ExitCode, GlossaryError, UsageError, complain
-from cudagloss.files.inside import refuse_read_links
+from cudagloss.files.inside import read_links_in, refuse_read_links
 from cudagloss.load.project import load_project
 from cudagloss.model.project import CONFIG, Project
 from verifier.experiment import ROOT
@@ -80,6 +80,8 @@ def _main(argv: list[str] | None) -> int:
     # A committed link at the terms or measurements folder, or above: never list or open through it.
     refuse_read_links(Path(args.terms), ROOT, "the terms folder")
     refuse_read_links(Path(args.out), ROOT, "the measurements folder")
+    if linked := read_links_in(Path(args.terms), ROOT, "the term files"):  # before the loader resolves them
+        raise GlossaryError(linked)
     if args.list:
         try:
             cited: list[str] | None = cited_experiments(Path(args.terms))

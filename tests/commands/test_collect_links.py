@@ -52,8 +52,14 @@ def plant(repo: Path, where: str) -> Path:
 
 @pytest.mark.parametrize(
     "where",
-    [f"measurements/{EXPERIMENT}/{RUN}", f"measurements/{EXPERIMENT}", f"in/{NODE}/{EXPERIMENT}", f"in/{NODE}"],
-    ids=["committed-file", "committed-folder", "node-experiment-folder", "node-folder"],
+    [
+        f"measurements/{EXPERIMENT}/{RUN}",
+        f"measurements/{EXPERIMENT}",
+        "measurements",
+        f"in/{NODE}/{EXPERIMENT}",
+        f"in/{NODE}",
+    ],
+    ids=["committed-file", "committed-folder", "measurements", "node-experiment-folder", "node-folder"],
 )
 def test_a_link_refuses_the_merge_and_nothing_outside_changes(repo: Path, where: str) -> None:
     plant(repo, where)

@@ -90,3 +90,15 @@ def test_schema_refuses_a_link_before_reading_it(repo: Path, name: str, check: b
     line = READ.format(name, "schema") if check else f"cudagloss schema: {name} is a symbolic link: refusing to write"
     assert any(out.startswith(line) for out in run.stderr.splitlines()), run.stderr
     assert state(watched) == before
+
+
+@pytest.mark.parametrize("name", ["terms/active-cycle.yaml", "terms/_sections.yaml"])
+def test_verify_and_new_refuse_a_term_file_link_before_the_loader_resolves_it(repo: Path, name: str) -> None:
+    outside = move_out(repo, name)
+    before = state(outside.parent)
+    line = f"{name}:1:1: is a symbolic link; the term files are plain files"
+    run = verify(repo)
+    assert run.returncode == 2 and line in run.stderr.splitlines(), run.stderr
+    made = cudagloss(repo, "new", "Canary probe")
+    assert made.returncode == 1 and line in made.stderr.splitlines(), made.stderr
+    assert not (repo / "terms" / "canary-probe.yaml").exists() and state(outside.parent) == before

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cudagloss.errors import Diagnostic, display_path
+from cudagloss.errors import Diagnostic
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.files.inside import HINT, first_link
 
@@ -39,11 +39,11 @@ def links_in(folder: Path, root: Path | None) -> list[Diagnostic]:
     with contextlib.suppress(OSError):
         for entry in sorted(os.scandir(folder), key=lambda e: e.name):
             if entry.is_symlink():
-                found.append(link_line(display_path(Path(entry.path), root)))
+                found.append(link_line(_shown(entry.path, root)))
             elif entry.is_dir(follow_symlinks=False):
                 with contextlib.suppress(OSError):
                     found += [
-                        link_line(display_path(Path(inner.path), root))
+                        link_line(_shown(inner.path, root))
                         for inner in sorted(os.scandir(entry.path), key=lambda e: e.name)
                         if inner.is_symlink()
                     ]
@@ -85,6 +85,11 @@ class Undo:
     def created(self, path: Path) -> None:
         """Note path, not remembered before the merge, as one this run made (an earlier run it kept)."""
         self.before.setdefault(path, (None, None))
+
+
+def _shown(path: str, root: Path | None) -> str:
+    """A link as a diagnostic shows it, never resolved (display_path would follow it)."""
+    return first_link(Path(path), root) or path
 
 
 def _status(path: Path) -> tuple[int, int, int] | None:
