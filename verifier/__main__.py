@@ -26,6 +26,7 @@ from pathlib import Path
 
 from cudagloss.boundary import guarded
 from cudagloss.errors import ExitCode, GlossaryError, UsageError, complain
+from cudagloss.files.inside import read_links_in, refuse_read_links
 from cudagloss.load.project import load_project
 from cudagloss.model.project import CONFIG, Project
 from verifier.experiment import ROOT
@@ -33,6 +34,8 @@ from verifier.registry import EXPERIMENTS
 from verifier.runner import choose, cited_experiments, run_all
 
 PROG = "make verify"
+LINK = "is a symbolic link"
+"""How a refused link's line begins (cudagloss.files.inside.read_link_mistake)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _unreadable_terms(exc: GlossaryError) -> None:
     print(exc.report(), file=sys.stderr)
+    if any(d.message.startswith(LINK) for d in exc.errors):  # ARGS=--all would be refused the same
+        return
     complain(PROG, "cannot tell which experiments the terms cite: fix the files above, or ARGS=--all")
 
 
@@ -72,6 +77,11 @@ def _main(argv: list[str] | None) -> int:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="the re-run report's format")
     parser.add_argument("--timing", help="also write where the time went (per experiment and phase) to this JSON file")
     args = parser.parse_args(argv)
+    # A committed link at the terms or measurements folder, or above: never list or open through it.
+    refuse_read_links(Path(args.terms), ROOT, "the terms folder")
+    refuse_read_links(Path(args.out), ROOT, "the measurements folder")
+    if linked := read_links_in(Path(args.terms), ROOT, "the term files"):  # before the loader resolves them
+        raise GlossaryError(linked)
     if args.list:
         try:
             cited: list[str] | None = cited_experiments(Path(args.terms))

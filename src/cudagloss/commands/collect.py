@@ -22,6 +22,7 @@ from cudagloss.errors import ExitCode, GlossaryError, UsageError, display_path
 def run(args: argparse.Namespace) -> ExitCode:
     from cudagloss.load.catalog import load_catalog
     from cudagloss.merge.collect import apply, plan
+    from cudagloss.merge.guard import merge_links
     from cudagloss.model.compare import RULE
 
     root = args.project.root
@@ -31,7 +32,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     into = Path(args.into) if args.into else args.project.measurements_dir
     if into is None:
         raise UsageError("this glossary has no measurements folder to merge into: give --into")
-    if into.is_symlink() or (into.exists() and not into.is_dir()):
+    if linked := merge_links([Path(d) for d in args.folders], into, root):  # before any is listed or resolved
+        raise GlossaryError(linked)
+    if into.exists() and not into.is_dir():
         raise UsageError(f"{display_path(into)} is not a folder")
     found = plan([Path(d) for d in args.folders], into, catalog, root, renames(args.rename))
     if found.refused:

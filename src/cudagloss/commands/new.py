@@ -25,7 +25,7 @@ import yaml
 
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, complain, did_you_mean, display_path
 from cudagloss.files.atomic import create_text_exclusive
-from cudagloss.files.inside import refuse_links
+from cudagloss.files.inside import read_links_in, refuse_links
 from cudagloss.load.terms import MODELINE_PREFIX, SCHEMA_NAME, load_sections, load_term, term_files
 from cudagloss.model.term import PLACEHOLDER, is_slug
 from cudagloss.text.skeleton import skeleton
@@ -109,7 +109,11 @@ def _hidden(name: str) -> str | None:
 
 
 def new_term(name: str, terms: Path, *, section: str | None = None, slug: str | None = None) -> Path:
-    """Create terms/<slug>.yaml for name; GlossaryError says why not, with a hint."""
+    """Create terms/<slug>.yaml for name; GlossaryError says why not, with a hint. A committed
+    link at the terms folder, or in it, is refused before anything there is read or resolved."""
+    refuse_links(terms)  # the new file would go, and the terms be read, from anywhere
+    if linked := read_links_in(terms, None, "the term files"):
+        raise GlossaryError(linked)
     name = unicodedata.normalize("NFC", " ".join(name.split()))
     shown_folder = display_path(terms)
     chosen_slug = slug is not None

@@ -8,13 +8,15 @@ from pathlib import Path
 
 from cudagloss.errors import ExitCode
 from cudagloss.files.atomic import write_text_atomic
-from cudagloss.files.inside import refuse_links
+from cudagloss.files.inside import refuse_links, refuse_read_links
 from cudagloss.model.schema import SCHEMAS, schema_text
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     out = Path(args.out)
     stale = []
+    for name in SCHEMAS:  # a committed link (the file or a folder above it): never read nor written through
+        refuse_read_links(out / name, None, "the schema") if args.check else refuse_links(out / name)
     for name, (model, title) in SCHEMAS.items():
         path, text = out / name, schema_text(model, title)
         current = path.read_text(encoding="utf-8") if path.exists() else None
@@ -23,7 +25,6 @@ def run(args: argparse.Namespace) -> ExitCode:
         if args.check:
             stale.append(str(path))
         else:
-            refuse_links(path)
             out.mkdir(parents=True, exist_ok=True)
             write_text_atomic(path, text)
             print(f"wrote {path}")

@@ -80,3 +80,17 @@ def refuse_read_links(path: Path, root: Path | None = None, what: str = "it") ->
     """GlossaryError (one diagnostic, read_link_mistake) when path may not be read."""
     if (mistake := read_link_mistake(path, root, what)) is not None:
         raise GlossaryError([mistake])
+
+
+def read_links_in(folder: Path, root: Path | None = None, what: str = "its files") -> list[Diagnostic]:
+    """One diagnostic for each symbolic link directly in folder (a term file, _sections.yaml),
+    found by lstat alone: nothing is followed or resolved, so that a command refuses it before
+    its loader looks at where it leads. folder itself is checked first (read_link_mistake)."""
+    if (mistake := read_link_mistake(folder, root)) is not None:
+        return [mistake]
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder) if entry.is_symlink())
+    except OSError:
+        return []  # not a folder: the loader says so
+    why = f"is a symbolic link; {what} are plain files"
+    return [Diagnostic(first_link(folder / name, root) or name, 1, 1, why, READ_HINT) for name in names]

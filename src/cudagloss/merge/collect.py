@@ -12,7 +12,8 @@ by case or `_`/`-` (`H200_Lent` beside `h200-lent`) is refused, not merged as a 
 name names one card (merge.identity): a new name on a committed card (unless `--rename NEW=NAME`
 says whose re-run it is), two names for one card, a committed name from another card and one
 host's runs (host_id) in two folders are refused; so is an earlier run (<node>~<stamp>.json) in
-a node's folder. One refused file refuses the merge: nothing is written.
+a node's folder. One refused file refuses the merge: nothing is written. A symbolic link in a
+node's folder or in the committed one refuses it before anything is read (merge.guard).
 
 A merge writes what `make verify` would have written on the node itself (merge.rerun): the
 report against the committed file, each value's history carried, the run it replaces kept as
@@ -23,15 +24,15 @@ and undone together if one fails, so the folder is the old one or the merged one
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cudagloss.errors import Diagnostic, UsageError, display_path
-from cudagloss.files.atomic import write_text_atomic
+from cudagloss.errors import Diagnostic, GlossaryError, UsageError, display_path
+from cudagloss.files.inside import first_link
 from cudagloss.load.measurements import load_measurements
+from cudagloss.merge.guard import Undo, link_line, merge_links
 from cudagloss.merge.identity import Arriving, card_problems, committed_cards, host_problems, measured_several
 from cudagloss.merge.rerun import Rerun, against_committed, write
 from cudagloss.merge.runs import earlier_runs, file_node
@@ -181,6 +182,8 @@ def plan(
     renames (collect --rename NEW=NAME): a folder's node NEW is merged as node NAME, held to
     every rule under that name."""
     renames = dict(renames or {})
+    if linked := merge_links(folders, into, root):  # before any folder is listed or file read
+        return Plan(refused=linked)
     known = {info.id: info for info in catalog}
     found = Plan()
     speaks_for: dict[str, Path] = {}
@@ -270,17 +273,25 @@ def _not_files(incoming: list[Incoming], into: Path, root: Path | None) -> list[
 
 
 def apply(found: Plan, into: Path) -> list[Path]:
-    """Write every planned run (write() chooses the file or its review copy), all or none."""
-    touched: dict[Path, str | None] = {}
+    """Write every planned run (write() chooses the file or its review copy), all or none: every
+    path is checked for links before anything is read, and a failed merge restores only what it
+    changed, never through a link (merge.guard.Undo)."""
+    paths: list[Path] = []
     for incoming, _ in found.runs:
         m = incoming.measurement
-        for path in (
+        if (shown := first_link(into / m.experiment)) is not None:  # before its folder is listed
+            raise GlossaryError([link_line(shown)])
+        paths += [
             measurement_path(into, m.experiment, m.node),
             measurement_path(into, m.experiment, m.node, failed=True),  # a good run clears an old failure
             review_path(into, m.experiment, m.node),
             *earlier_runs(into, m.experiment, m.node).values(),  # a re-run keeps one and drops others
-        ):
-            touched[path] = path.read_text(encoding="utf-8") if path.is_file() else None
+        ]
+    if linked := sorted({shown for path in paths if (shown := first_link(path)) is not None}):
+        raise GlossaryError([link_line(shown) for shown in linked])
+    undo = Undo()
+    for path in paths:
+        undo.remember(path)
     written: list[Path] = []
     try:
         for incoming, rerun in found.runs:
@@ -289,12 +300,7 @@ def apply(found: Plan, into: Path) -> list[Path]:
         for incoming, _ in found.runs:  # an earlier run kept by this merge was not there before
             m = incoming.measurement
             for path in earlier_runs(into, m.experiment, m.node).values():
-                touched.setdefault(path, None)
-        for path, before in touched.items():  # undo: every file as it was
-            with contextlib.suppress(OSError):
-                if before is None:
-                    path.unlink(missing_ok=True)
-                else:
-                    write_text_atomic(path, before)
+                undo.created(path)
+        undo.restore()
         raise
     return written
