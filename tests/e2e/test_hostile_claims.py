@@ -250,8 +250,8 @@ def test_a_claim_judged_on_stale_values_says_so(tmp_path: Path) -> None:
     other = json.loads(path.read_text(encoding="utf-8"))  # a second card, its file current
     other["provenance"].update(node="h200-other", gpu_uuid="GPU-00000000-0000-0000-0000-000000000002")
     (path.parent / "h200-other.json").write_text(json.dumps(other, indent=2), encoding="utf-8")
-    path.write_text(path.read_text(encoding="utf-8").replace('"code_hash": "sha256:', '"code_hash": "sha256:0'))
-    for earlier in path.parent.glob("h200-3f1ceb1e~*.json"):  # made by the latest run's code, which changed
+    path.write_text(path.read_text(encoding="utf-8").replace('"recipe": "sha256:', '"recipe": "sha256:0'))
+    for earlier in path.parent.glob("h200-3f1ceb1e~*.json"):  # made by the latest run's recipe, which changed
         earlier.unlink()
     term = tmp_path / "terms" / "jit-compilation.yaml"
     claim = "claims:\n  - says: Starting the driver is free\n    holds: ptx-jit.cuinit_median < 0\n"

@@ -60,16 +60,18 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[slurmnode.SlurmN
 
 
 def _current_experiments(count: int = 2) -> list[str]:
-    """Experiments whose committed file of the fixture's node was measured by today's code
-    (collect refuses a stale run, rightly: that is not what this test is about)."""
-    from verifier.registry import EXPERIMENTS, experiment_hash
+    """Experiments whose committed file of the fixture's node was made by today's recipe and
+    summary (collect refuses a stale run, rightly: that is not what this test is about)."""
+    from verifier.registry import catalog
 
     current = []
-    for module in EXPERIMENTS:
-        path = ROOT / "measurements" / module.ID / f"{fixture_node.SOURCE_NODE}.json"
-        if path.is_file() and json.loads(path.read_text())["code_hash"] == experiment_hash(module):
-            current.append(module.ID)
-    assert len(current) >= count, f"fewer than {count} committed measurements match today's experiment code"
+    for info in catalog():
+        path = ROOT / "measurements" / info.id / f"{fixture_node.SOURCE_NODE}.json"
+        if path.is_file():
+            data = json.loads(path.read_text())
+            if (data.get("recipe"), data.get("summary")) == (info.recipe, info.summary):
+                current.append(info.id)
+    assert len(current) >= count, f"fewer than {count} committed measurements match today's recipe"
     return current[:count]
 
 
