@@ -246,3 +246,24 @@ def test_every_command_refuses_a_folder_mkdocs_yml_names_outside_the_repository(
         assert run.returncode == 2 and any(s.endswith(line) for s in out.splitlines()), out
         assert SECRET not in out and "Traceback" not in out
     assert not (repo / "site-tree").exists() and not (repo / "out").exists()
+
+
+@pytest.mark.parametrize("key", ["terms_dir", "templates_dir", "measurements_dir"])
+def test_a_link_then_dot_dot_in_a_folder_mkdocs_yml_names_is_refused(repo: Path, key: str) -> None:
+    """`lnk/../terms` is not `terms`: the system follows lnk first and goes up from where it
+    leads. The guard walks the components as the system does (found by a fresh-eyes attack)."""
+    elsewhere = repo.parent / "outside" / "sub"
+    elsewhere.mkdir()
+    for name in ("terms", "templates", "measurements"):
+        shutil.copytree(repo / name, repo.parent / "outside" / name)
+    (repo.parent / "outside" / "terms" / "leak.yaml").write_text(f"name: {SECRET}\n", encoding="utf-8")
+    (repo / "lnk").symlink_to(elsewhere)
+    config = repo / "mkdocs.yml"
+    folder = key.removesuffix("_dir")
+    config.write_text(config.read_text(encoding="utf-8").replace(f"{key}: {folder}", f"{key}: lnk/../{folder}", 1))
+    runs = [cudagloss(repo, "export"), cudagloss(repo, "check", "--no-cache")]
+    out = "".join(f"{run.stdout}{run.stderr}" for run in runs)
+    assert "lnk:1:1: is a symbolic link;" in out and SECRET not in out, out
+    assert not (repo / "export").exists() or SECRET not in "".join(
+        p.read_text(encoding="utf-8") for p in (repo / "export").rglob("*") if p.is_file()
+    )

@@ -28,16 +28,32 @@ READ_HINT = "a pull request may have committed it: remove the link (git rm), kee
 def first_link(path: Path, root: Path | None = None) -> str | None:
     """The first component of path, from root (default: the working folder) down, that is a
     symbolic link, as a diagnostic shows it (the path alone when it is outside root); None when
-    there is none. Nothing is followed or opened. The one rule for reads and writes alike."""
-    absolute = Path(os.path.abspath(path))
+    there is none. Nothing is followed or opened. The one rule for reads and writes alike.
+
+    The components are walked as the system walks them: a `..` is taken only after the
+    component before it was looked at, never collapsed as text first (os.path.abspath would turn
+    `lnk/../terms` into `terms`, while the system follows `lnk` and then goes up from where
+    it leads)."""
     top = Path(os.path.abspath(root if root is not None else Path.cwd()))
-    if absolute.is_relative_to(top):
-        parts = absolute.relative_to(top).parts
-        steps = [(top.joinpath(*parts[: i + 1]), "/".join(parts[: i + 1])) for i in range(len(parts))]
-    else:
-        steps = [(absolute, absolute.as_posix())]
-    found = next((shown for step, shown in steps if step.is_symlink()), None)
-    return None if found is None else found if found.isascii() and found.isprintable() else ascii(found)[1:-1]
+    start = Path(path) if Path(path).is_absolute() else Path.cwd() / path
+    here, steps = Path(start.anchor or "/"), []
+    for part in start.parts[1:]:
+        if part in ("", "."):
+            continue
+        here = here.parent if part == ".." else here / part
+        if part != "..":
+            steps.append(here)
+    inside = [step for step in steps if step != top and step.is_relative_to(top)]
+    if not here.is_relative_to(top):
+        inside = [step for step in inside if step.is_symlink()][:1]  # a link on the way in still counts
+        if not inside:
+            return _shown(here.as_posix()) if here.is_symlink() else None
+    found = next((step for step in inside if step.is_symlink()), None)
+    return None if found is None else _shown(found.relative_to(top).as_posix())
+
+
+def _shown(text: str) -> str:
+    return text if text.isascii() and text.isprintable() else ascii(text)[1:-1]
 
 
 def first_link_in(folder: Path, root: Path | None = None) -> str | None:
