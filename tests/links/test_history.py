@@ -62,3 +62,13 @@ def test_a_shallow_clone_is_refused_rather_than_giving_wrong_dates(repo: Path, t
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow)], check=True)
     with pytest.raises(HistoryUnavailable, match="shallow clone"):
         read_history(shallow, "terms")
+
+
+def test_a_commit_dated_before_git_existed_gives_no_day(repo: Path) -> None:
+    """Any date can be typed into a commit: one before git's first commit is forged, and the
+    byline day stays pending rather than say 1971 (found by a fresh-eyes attack, issue 39)."""
+    (repo / "terms" / "c.yaml").write_text(TERM.format(name="c", by="pending"))
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "Add c", author="Old Clock", date="1971-01-01T09:00:00+00:00")
+    c = read_history(repo, "terms")["terms/c.yaml"]
+    assert (c.written_by, c.written_on) == ("Old Clock", None)

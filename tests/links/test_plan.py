@@ -24,8 +24,8 @@ from cudagloss.links.plan import Citation, LinkPlan, plan
 from cudagloss.links.report import FORMATS, LinkReport
 from cudagloss.links.source_stamps import UrlStamps, source_plan
 from cudagloss.links.status import LinkResult, LinkStatus
-from cudagloss.load.link_report import FIRST_DAY, load_link_report
-from cudagloss.model.limits import COUNT_MAX
+from cudagloss.load.link_report import load_link_report
+from cudagloss.model.limits import COUNT_MAX, FIRST_DAY
 from localserver import Quiet, running
 
 TODAY = dt.date.today().isoformat()

@@ -22,7 +22,8 @@ from conftest import FIXTURES, ROOT, cudagloss
 from cudagloss.check.fields import DATE_SLACK, utc_today
 from cudagloss.errors import GlossaryError
 from cudagloss.links.status import LinkStatus
-from cudagloss.load.link_report import FIRST_DAY, MAX_BYTES, load_link_report
+from cudagloss.load.link_report import MAX_BYTES, load_link_report
+from cudagloss.model.limits import FIRST_DAY
 from cudagloss.model.link_checks import RESULTS, LinkCheck, LinkChecks, checked, checked_phrase
 from scaffold import good_glossary
 

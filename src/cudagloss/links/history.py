@@ -58,12 +58,18 @@ def clean_name(raw: str) -> str | None:
     return name if len(name) <= NAME_MAX else name[:NAME_MAX].rstrip()
 
 
+GIT_FIRST_DAY = dt.date(2005, 4, 7)
+"""Git's first commit: a commit dated before it (any date can be typed into a commit) is forged,
+and gives no byline day (issue 39, class 6: dates from outside lie between a stated earliest day
+and tomorrow)."""
+
+
 def _day(text: str) -> dt.date | None:
     try:
         day = dt.datetime.fromisoformat(text.strip()).date()
     except ValueError:
         return None
-    return day if day <= utc_today() + DATE_SLACK else None
+    return day if GIT_FIRST_DAY <= day <= utc_today() + DATE_SLACK else None
 
 
 def read_history(root: Path, folder: str = "terms") -> dict[str, FileHistory]:

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 from cudagloss.check.fields import DATE_SLACK, utc_today
 from cudagloss.errors import Diagnostic, GlossaryError, display_path
 from cudagloss.files.inside import refuse_read_links
-from cudagloss.model.limits import COUNT_MAX
+from cudagloss.model.limits import COUNT_MAX, FIRST_DAY
 from cudagloss.model.link_checks import QUOTE_RESULTS, REACHABLE, RESULTS, LinkCheck, LinkChecks
 from cudagloss.model.report_limits import REPORT_BYTES_MAX, REPORT_VALUES_MAX
 from cudagloss.text import strictjson
@@ -24,10 +24,9 @@ from cudagloss.text import strictjson
 MAX_BYTES = REPORT_BYTES_MAX
 """What the checker can write for a glossary at its limits (model/report_limits.py); a larger
 file is not one it wrote."""
-FIRST_DAY = dt.date(2026, 12, 2)
-"""The project's first day (its first commit): no `cudagloss links` run, so no report of ours,
-is older. A report's checked_on from FIRST_DAY to tomorrow in UTC (check.fields.DATE_SLACK) is
-taken; one outside is refused, not rendered as 'checked <that day>' beside every source."""
+# A report's checked_on from FIRST_DAY (model.limits: no `cudagloss links` run is older) to
+# tomorrow in UTC (check.fields.DATE_SLACK) is taken; one outside is refused, not rendered as
+# 'checked <that day>' beside every source.
 HINT = "pass the file `cudagloss links --format json` printed, unchanged (or leave --link-report out)"
 
 

@@ -3,7 +3,12 @@ with: shared by the term model and the parts of it that live in modules of their
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
+
+FIRST_DAY = dt.date(2026, 12, 2)
+"""The project's first day (its first commit): nothing of ours (a link report, a day read from
+the glossary's git history) is older; a date before it from outside is refused, never shown."""
 
 # Bounds on what one file may hold: a mistake (or an attack) past them is an error with its
 # position, never a slow build. Generous: ten times what the longest real value needs.
