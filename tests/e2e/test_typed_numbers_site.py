@@ -118,8 +118,12 @@ def test_a_fact_for_one_term_is_refused_in_another(typed_build: Run) -> None:
     assert "warp-model.yaml" not in typed_build.stderr and "target-names.yaml" not in typed_build.stderr
 
 
-def test_check_reports_the_same_lines_at_once(typed_glossary: Path) -> None:
-    run = cudagloss(typed_glossary, "check", "terms", "--measurements", str(MEASUREMENTS))
+def test_check_reports_the_same_lines_at_once(typed_glossary: Path, tmp_path: Path) -> None:
+    """In a folder of its own: the build's mkdocs.yml beside typed_glossary names folders of this
+    checkout, outside that folder, which check refuses (issue 39)."""
+    root = tmp_path / "glossary"
+    shutil.copytree(typed_glossary / "terms", root / "terms")
+    run = cudagloss(root, "check", "terms", "--measurements", str(MEASUREMENTS))
     assert run.returncode == 1
     assert "Traceback" not in run.stderr
     assert run.stderr == "\n".join([*REPORTED, f"{len(REPORTED) // 2} errors found", ""])
