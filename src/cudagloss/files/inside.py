@@ -22,6 +22,8 @@ from pathlib import Path
 from cudagloss.errors import Diagnostic, GlossaryError, UsageError
 
 HINT = "a pull request may have committed it: remove the link (git rm) and run again"
+LINKED = "is a symbolic link"
+"""How every read refusal's message begins (the preview stops at one, where other mistakes are shown)."""
 READ_HINT = "a pull request may have committed it: remove the link (git rm), keep the files in the repository"
 
 
@@ -46,11 +48,15 @@ def first_link_in(folder: Path, root: Path | None = None) -> str | None:
     custom_dir). Links are never followed; a missing folder has none."""
     if (shown := first_link(folder, root)) is not None:
         return shown
-    for here, folders, files in os.walk(folder):
-        folders.sort()
-        found = next((Path(here, n) for n in sorted(folders + files) if Path(here, n).is_symlink()), None)
-        if found is not None:
-            return first_link(found, root)
+    pending = [Path(folder)]
+    while pending:  # os.walk would stat each link it meets, following it, to tell a folder
+        try:
+            entries = sorted(os.scandir(pending.pop()), key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue  # missing or not a folder: nothing below it
+        if (found := next((e for e in reversed(entries) if e.is_symlink()), None)) is not None:
+            return first_link(Path(found.path), root)
+        pending += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
     return None
 
 
