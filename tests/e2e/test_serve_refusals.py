@@ -77,10 +77,12 @@ def make_build(repo: Path) -> str:
     return out
 
 
-def refused(out: str, line: str) -> None:
-    """One line saying why, no traceback, the canary's marker nowhere, nothing built."""
+def refused(out: str, line: str, once: bool = True) -> None:
+    """A line saying why (once: one, where render's loader names each term a folder's drawing is
+    used by), no traceback, the canary's marker nowhere."""
     assert "Traceback" not in out and MARK not in out, out
-    assert sum(line in s for s in out.splitlines()) == 1, out
+    found = sum(line in s for s in out.splitlines())
+    assert found == 1 if once else found >= 1, out
 
 
 def nothing_built(repo: Path) -> None:
@@ -127,7 +129,7 @@ def test_make_serve_and_build_refuse_a_committed_link_and_exit(repo: Path, name:
     run = serve(repo)
     assert run.returncode != 0, run.stdout + run.stderr
     refused(run.stdout + run.stderr, CASES[name])
-    refused(make_build(repo), CASES[name])
+    refused(make_build(repo), CASES[name], once=name != "terms/diagrams")
     nothing_built(repo)
 
 

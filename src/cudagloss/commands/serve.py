@@ -55,7 +55,10 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.config:
         command += ["--config-file", args.config]
     sys.stdout.flush()
-    os.execv(sys.executable, command)  # the preview's own process: Ctrl-C and its output are MkDocs'
+    # The preview's own process: Ctrl-C and its output are MkDocs'. PYTHONSAFEPATH (Python 3.11+):
+    # `python -m` puts the working folder first on sys.path, and a module lister (pkgutil) would
+    # then stat every entry of the repository's root, a committed link among them, following it.
+    os.execve(sys.executable, command, {**os.environ, "PYTHONSAFEPATH": "1"})
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
