@@ -17,6 +17,7 @@ first_link_in).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, GlossaryError, UsageError
@@ -58,6 +59,19 @@ def first_link_in(folder: Path, root: Path | None = None) -> str | None:
             return first_link(Path(found.path), root)
         pending += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
     return None
+
+
+def entries_below(folder: Path) -> Iterator[os.DirEntry[str]]:
+    """Every entry below folder (none for a missing folder), found without following a link:
+    os.walk and Path.rglob stat each link they meet to tell whether it is a folder."""
+    pending = [Path(folder)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        yield from entries
+        pending += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
 
 
 def refuse_links(path: Path, root: Path | None = None) -> None:

@@ -77,6 +77,7 @@ def on_startup(dirty: bool, serving: bool = False) -> None:
 def on_serve(server: Any) -> Any:
     """Once per `mkdocs serve`, before the folders under `watch:` are watched."""
     compat.poll_every(server, WATCH_POLL_S)
+    compat.never_follow_links(server)
     return server
 
 
