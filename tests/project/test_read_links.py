@@ -91,7 +91,7 @@ def test_a_diagram_file_link_inside_the_repository_is_refused_too(repo: Path) ->
     run = cudagloss(repo, "check", "--strict", "--no-cache", "terms")
     out = run.stdout + run.stderr
     assert run.returncode == 1 and "Traceback" not in out
-    assert "diagrams[0].file: 'diagrams/jit-load-paths.svg' cannot be read (a plain file is needed)" in out, out
+    assert "diagrams[0].file: 'diagrams/jit-load-paths.svg' is a symbolic link; a drawing is a plain file" in out, out
 
 
 def test_render_refuses_a_link_report_under_a_folder_link(repo: Path) -> None:

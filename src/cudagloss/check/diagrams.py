@@ -63,8 +63,16 @@ def _file(
     if link is not None:
         yield Diagnostic(str(Path(t.path).parent / link.path), 1, 1, f"{link.message} (used by {t.path})", link.hint)
         return
-    try:  # a link as the file itself is refused here, at the term's field
-        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    if path.is_symlink():  # a link as the file itself is refused here, at the term's field, never followed
+        yield at(
+            t,
+            field,
+            f"'{file}' is a symbolic link; a drawing is a plain file",
+            f"add the drawing under diagrams/ ({GUIDE})",
+        )
+        return
+    try:
+        data = path.read_bytes() if path.is_file() else None
     except OSError:
         data = None
     if data is None or len(data) > SIZE_MAX:

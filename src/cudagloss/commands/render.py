@@ -20,6 +20,7 @@ from cudagloss.model.urls import url_problem
 
 def run(args: argparse.Namespace) -> ExitCode:
     from cudagloss.files.folder import replace_folder
+    from cudagloss.load.preview import refuse_preview_reads
     from cudagloss.load.project import require_folders
     from cudagloss.site.build import build_site_content
     from cudagloss.site.tree import tree_files
@@ -27,6 +28,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     for target in (Path(args.out), *map(Path, args.site_dir)):  # before anything is read or written
         refuse_links(target)
     config = Path(args.config)
+    refuse_preview_reads(config, watched=False)  # hooks, INHERIT, site_dir...: the preview's rule, in make build too
     settings = args.project
     settings = dataclasses.replace(
         settings,

@@ -3,7 +3,10 @@
 What it adds to `mkdocs serve`: a port that is taken, or not a port, is one line naming
 another to try (MkDocs prints a traceback), and the preview rebuilds only the pages an edit
 changes (--dirty, which the hooks make exact). A term broken while it runs is shown in the
-browser with its diagnostics (cudagloss.mkdocs.adapter), and clears once fixed.
+browser with its diagnostics (cudagloss.mkdocs.adapter), and clears once fixed. Before MkDocs
+starts, every path it would read, watch or import is checked (cudagloss.load.preview): a hook or
+folder outside the repository, or a committed link on the way to one, is one line and a
+non-zero exit, and MkDocs never runs.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import errno
 import os
 import socket
 import sys
+from pathlib import Path
 
 from cudagloss.errors import ExitCode, UsageError
+from cudagloss.model.project import CONFIG
 
 HOST = "127.0.0.1"
 
@@ -40,6 +45,9 @@ def port_free(port: int) -> bool:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    from cudagloss.load.preview import refuse_preview_reads
+
+    refuse_preview_reads(Path(args.config or CONFIG))  # before MkDocs imports a hook or watches a folder
     port = port_number(str(args.port))
     if not port_free(port):
         raise UsageError(f"port {port} on {HOST} is in use (another make serve?): try make serve PORT={port + 1}")
@@ -47,7 +55,10 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.config:
         command += ["--config-file", args.config]
     sys.stdout.flush()
-    os.execv(sys.executable, command)  # the preview's own process: Ctrl-C and its output are MkDocs'
+    # The preview's own process: Ctrl-C and its output are MkDocs'. PYTHONSAFEPATH (Python 3.11+):
+    # `python -m` puts the working folder first on sys.path, and a module lister (pkgutil) would
+    # then stat every entry of the repository's root, a committed link among them, following it.
+    os.execve(sys.executable, command, {**os.environ, "PYTHONSAFEPATH": "1"})
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -17,11 +17,14 @@ first_link_in).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, GlossaryError, UsageError
 
 HINT = "a pull request may have committed it: remove the link (git rm) and run again"
+LINKED = "is a symbolic link"
+"""How every read refusal's message begins (the preview stops at one, where other mistakes are shown)."""
 READ_HINT = "a pull request may have committed it: remove the link (git rm), keep the files in the repository"
 
 
@@ -62,12 +65,29 @@ def first_link_in(folder: Path, root: Path | None = None) -> str | None:
     custom_dir). Links are never followed; a missing folder has none."""
     if (shown := first_link(folder, root)) is not None:
         return shown
-    for here, folders, files in os.walk(folder):
-        folders.sort()
-        found = next((Path(here, n) for n in sorted(folders + files) if Path(here, n).is_symlink()), None)
-        if found is not None:
-            return first_link(found, root)
+    pending = [Path(folder)]
+    while pending:  # os.walk would stat each link it meets, following it, to tell a folder
+        try:
+            entries = sorted(os.scandir(pending.pop()), key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue  # missing or not a folder: nothing below it
+        if (found := next((e for e in reversed(entries) if e.is_symlink()), None)) is not None:
+            return first_link(Path(found.path), root)
+        pending += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
     return None
+
+
+def entries_below(folder: Path) -> Iterator[os.DirEntry[str]]:
+    """Every entry below folder (none for a missing folder), found without following a link:
+    os.walk and Path.rglob stat each link they meet to tell whether it is a folder."""
+    pending = [Path(folder)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        yield from entries
+        pending += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
 
 
 def refuse_links(path: Path, root: Path | None = None) -> None:

@@ -111,11 +111,11 @@ def _experiment_folders(folder: Path, root: Path | None, diagnostics: list[Diagn
         _refuse(diagnostics, shown_folder, f"cannot read: {exc.strerror}")
         return
     for sub in subs:
-        if not sub.is_dir():
-            continue
         shown = _shown_name(shown_folder, sub.name)
-        if sub.is_symlink():
+        if sub.is_symlink():  # before is_dir(), which would follow it
             _refuse(diagnostics, shown, "is a symbolic link; measurement folders are plain folders")
+            continue
+        if not sub.is_dir():
             continue
         try:
             if not any(p.name.endswith(".json") for p in sub.iterdir()):

@@ -64,6 +64,13 @@ def load_project(config: Path = Path(CONFIG), environ: Mapping[str, str] = os.en
     refuse_read_links(config, None, "the configuration")  # a committed link: settings from anywhere
     if not config.exists():  # the folders as the user names them (paths show so); the root absolute
         return dataclasses.replace(Project.default(config.parent), root=Path(os.path.abspath(config.parent)))
+    return refuse_folders_outside(project_from(read_settings(config, environ), config), config)
+
+
+def read_settings(config: Path, environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
+    """The settings of a configuration file as written (no `INHERIT:` followed), read with
+    SafeLoader plus `!ENV`: a tag that would run Python (MkDocs' own loader allows
+    `!!python/object`) is refused like any other mistake; UsageError (one line)."""
     import yaml
 
     class Loader(yaml.SafeLoader):
@@ -81,7 +88,7 @@ def load_project(config: Path = Path(CONFIG), environ: Mapping[str, str] = os.en
         raise UsageError(f"{display_path(config)}{where}: not a configuration MkDocs could read") from None
     if not isinstance(data, dict):
         raise UsageError(f"{display_path(config)}: not a configuration (a mapping of settings)")
-    return refuse_folders_outside(project_from(data, config), config)
+    return data
 
 
 def refuse_folders_outside(project: Project, config: Path) -> Project:

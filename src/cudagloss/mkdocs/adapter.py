@@ -13,7 +13,8 @@ process's one cudagloss.site.state.RenderState.
 What goes wrong is sorted by the programs' one classification (cudagloss.boundary.classify),
 but reported the MkDocs way, as MkDocs owns the process: mistakes in the terms (GlossaryError)
 through a child of the 'mkdocs' logger, one diagnostic at a time, and the build aborted, so
-nothing is built from bad input (the preview shows them in the browser instead); another
+nothing is built from bad input (the preview shows them in the browser instead, but for a
+committed link, which stops it too: `cudagloss serve` refuses one before MkDocs starts); another
 failure the user can fix (a UsageError, a write that failed) as one logged line and an
 abort; a bug keeps its traceback, and Ctrl-C is MkDocs' own.
 """
@@ -32,6 +33,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 
 from cudagloss.boundary import classify
 from cudagloss.errors import Diagnostic
+from cudagloss.files.inside import LINKED
 from cudagloss.load.project import project_from
 from cudagloss.mkdocs import compat
 from cudagloss.model.project import DEFAULT_EDIT_URI_TEMPLATE, Project, ProjectError
@@ -75,6 +77,7 @@ def on_startup(dirty: bool, serving: bool = False) -> None:
 def on_serve(server: Any) -> Any:
     """Once per `mkdocs serve`, before the folders under `watch:` are watched."""
     compat.poll_every(server, WATCH_POLL_S)
+    compat.never_follow_links(server)
     return server
 
 
@@ -135,7 +138,8 @@ class GlossaryAdapter:
             _report(mistakes.diagnostics)
             n = len(mistakes.errors)
             errors = f"{n} error{'s' if n != 1 else ''}"
-            if _preview is None:
+            linked = any(d.message.startswith(LINKED) for d in mistakes.diagnostics)  # a committed link: never served
+            if _preview is None or linked:
                 raise Abort(f"{errors} in term or measurement files; nothing was built") from None
             log.info(f"the preview shows the {errors} on every page until they are fixed")
             self.content = failed_content(mistakes.diagnostics, _preview.items())

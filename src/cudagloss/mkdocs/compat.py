@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -84,6 +85,30 @@ def poll_every(server: Any, seconds: float) -> None:
     observer = getattr(server, "observer", None)
     if observer is not None and isinstance(getattr(observer, "_timeout", None), (int, float)):
         observer._timeout = seconds
+
+
+def never_follow_links(server: Any) -> None:
+    """watchdog's polling snapshots stat each entry of a watched folder following links (and the
+    folder of mkdocs.yml, the repository's root, is watched whole): lstat instead, in the emitters
+    made already and those made next, so that the watcher never reaches through a link. Should
+    the observer change, it stays as it is (cudagloss serve refuses such links before)."""
+    try:
+        from watchdog.observers.polling import PollingEmitter
+        from watchdog.utils.dirsnapshot import DirectorySnapshot
+    except ImportError:
+        return
+    observer = getattr(server, "observer", None)
+    if not isinstance(getattr(observer, "_emitter_kwargs", None), dict):
+        return
+    observer._emitter_kwargs = {**observer._emitter_kwargs, "stat": os.lstat}  # type: ignore[union-attr]
+    for emitter in getattr(observer, "emitters", ()):
+        if isinstance(emitter, PollingEmitter):
+            emitter._take_snapshot = _lstat_snapshot(DirectorySnapshot, emitter.watch)
+
+
+def _lstat_snapshot(snapshot: Any, watch: Any) -> Any:
+    """A watch's snapshot taker, as watchdog's own but with lstat."""
+    return lambda: snapshot(watch.path, recursive=watch.is_recursive, stat=os.lstat)
 
 
 def keep_search_entries(config: MkDocsConfig, rebuilt: set[str]) -> None:

@@ -40,7 +40,9 @@ def read_svg(root: Path, file: str) -> str:
     """A diagram file's text; CitationError when it cannot be read or is too large."""
     path = root / file
     try:
-        data = path.read_bytes() if path.is_file() and first_link(path, root) is None else None
+        data = (
+            path.read_bytes() if first_link(path, root) is None and path.is_file() else None
+        )  # never stat through a link
     except OSError:
         data = None
     if data is None:

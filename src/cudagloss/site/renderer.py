@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from cudagloss.errors import display_path
+from cudagloss.files.inside import entries_below
 from cudagloss.load.terms import SECTIONS_FILE
 from cudagloss.model.corpus import Corpus, LoadedTerm, index_letter
 from cudagloss.model.measurements import ExperimentRecord
@@ -60,11 +61,11 @@ if TYPE_CHECKING:
 def _templates_key(folder: Path) -> tuple[tuple[str, int, int], ...]:
     """What identifies the templates' current text (Jinja reloads a template whose file changed)."""
     found = []
-    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
-        if path.is_file():
-            st = path.stat()
-            found.append((path.relative_to(folder).as_posix(), st.st_mtime_ns, st.st_size))
-    return tuple(found)
+    for entry in entries_below(folder):  # a link is refused when read as a template: never stat through it
+        if entry.is_symlink() or entry.is_file(follow_symlinks=False):
+            st = entry.stat(follow_symlinks=False)
+            found.append((Path(entry.path).relative_to(folder).as_posix(), st.st_mtime_ns, st.st_size))
+    return tuple(sorted(found))
 
 
 def _linked_slug(target: str) -> str | None:
