@@ -83,6 +83,8 @@ class Declared:
     values: dict[str, str]
     important: frozenset[str]
     faint: frozenset[str] = frozenset()
+    steps: int = 0
+    """The steps taken to read it (css_tokens.Scanned.steps)."""
 
     def hiding(self) -> list[str]:
         """The properties set here to hide."""
@@ -125,7 +127,7 @@ def declared(block: str) -> Declared:
         values[name] = kind
         if important:
             strong.add(name)
-    return Declared(values, frozenset(strong), frozenset(faint))
+    return Declared(values, frozenset(strong), frozenset(faint), scanned.steps)
 
 
 @dataclass(frozen=True)

@@ -55,15 +55,16 @@ def _is_url(css: str, i: int) -> bool:
     return not rest.startswith(("'", '"'))
 
 
-def scan(css: str, top: bool) -> Scanned:
+def scan(css: str, top: bool, limit: int = -1) -> Scanned:
     """css split into its statements and blocks at the outer level; top: a stylesheet's (where
-    only an at-rule ends at ';'), else a block's body (declarations and nested rules)."""
+    only an at-rule ends at ';'), else a block's body (declarations and nested rules). Past
+    limit steps (if not -1) reading stops: what is left is not read (Scanned.steps says so)."""
     out: list[str] = []
     items: list[Item] = []
     closers: list[str] = []
     n, i, size, steps = len(css), 0, 0, 0
     start, brace, lead = 0, -1, ""
-    while i < n:
+    while i < n and steps != limit:
         steps += 1
         run = _RUN.match(css, i)
         c = css[i]

@@ -51,8 +51,9 @@ CLASSES_MAX = 32
 PER_KEY_MAX = 32
 """Selectors kept under one class, id or type: past it, that key makes an element possibly hidden."""
 MATCH_BUDGET = 2_000_000
-WORK_MAX = 4 * STYLE_MAX * 9
-"""Steps (css_tokens.Scanned.steps) spent reading one page's CSS: past it, its hiding is unknown."""
+WORK_MAX = 2_000_000
+"""Steps (css_tokens.Scanned.steps) spent reading one page's CSS: past it, its hiding is unknown.
+A real 270 KiB sheet takes about a hundred thousand; 2 MB of brackets takes one for each."""
 NEST_MAX = 8
 STYLESHEETS_MAX = 8
 """Stylesheets read for one page (linked, named in its Link header, imported): past it, unknown."""
@@ -198,7 +199,7 @@ class Sheet:
 
     def _scan(self, css: str, top: bool) -> list[tuple[str, str, bool]]:
         """css's statements and blocks, as (prelude, body, is a block), its work counted."""
-        scanned = scan(css, top)
+        scanned = scan(css, top, max(0, WORK_MAX - self.work) + 1)
         self.work += scanned.steps
         if self.work > WORK_MAX:
             self.external("its stylesheets take too long to read, so what they hide was not judged")
@@ -234,6 +235,7 @@ class Sheet:
             else:
                 own.append(inner)
         block = declared(";".join(own))
+        self.work += block.steps
         hiding, doubtful = block.hiding(), block.doubtful()
         showing = [] if self._hide_only else block.showing()
         for selector in split_top(prelude) if hiding or doubtful or showing else ():
