@@ -81,6 +81,7 @@ SHOW = CssFile(".x{display:block!important}")
     ("html", "header"),
     [
         ("<link rel=stylesheet href=s.css disabled><style>.x{display:none}</style>", ()),
+        ("<style>.x{display:none}</style><link rel=stylesheet href=s.css type=text/plain>", ()),
         ("<style>.x{display:none}</style>", (("http://h/s.css", ""),)),  # Firefox alone applies a Link header's
         ("<style>@import url(t.css); .y{color:red} @import url(s.css); .x{display:none}</style>", ()),
         ("<style>@media screen{@import url(s.css);} .x{display:none}</style>", ()),

@@ -85,6 +85,12 @@ def _join(base: str, href: str) -> str:
         return href
 
 
+def typed(attrs: dict[str, str]) -> bool:
+    """Whether an element's type is one a browser may not apply as CSS (set, and not text/css)."""
+    kind = attrs.get("type")
+    return kind is not None and kind.lower() not in ("", "text/css")
+
+
 class Seen(enum.Enum):
     SHOWN = 0
     MAYBE = 1
@@ -183,7 +189,7 @@ class Sheet:
         inert: in a <template>, so not applied (only what it hides counts)."""
         rel = attrs.get("rel", "").lower().split()
         if name == "link" and "stylesheet" in rel and "alternate" not in rel and "href" in attrs:
-            self.link(attrs["href"], attrs.get("media", ""), hide_only=inert or "disabled" in attrs)
+            self.link(attrs["href"], attrs.get("media", ""), hide_only=inert or "disabled" in attrs or typed(attrs))
         elif name == "base" and "href" in attrs and not self.based:
             self.based, self.url = True, _join(self.url, attrs["href"])
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from cudagloss.links.css_text import screen_media
-from cudagloss.links.html_css import CssFile, Seen, Sheet
+from cudagloss.links.html_css import CssFile, Seen, Sheet, typed
 from cudagloss.links.html_elements import (
     BLOCK,
     BREAKOUT,
@@ -180,8 +180,7 @@ class _Tree:
     def style(self, attrs: dict[str, str], css: str) -> None:
         """A <style> element's rules, collected on the first reading (its media may not apply)."""
         applies = screen_media(attrs.get("media", ""))
-        kind = attrs.get("type")  # a type but text/css, or in a <template>: not applied, only its hiding counts
-        inert = (kind is not None and kind.lower() not in ("", "text/css")) or self.open.is_open("template")
+        inert = typed(attrs) or self.open.is_open("template")  # not applied: only its hiding counts
         if self.styles is not None and applies is not None:
             self.styles.add_style(css, not applies, inert)
 
