@@ -49,6 +49,7 @@ def sure_text(html: str, files: dict[str, CssFile] | None = None, header: tuple[
         "<p hidden><button></p>secret",
         "<div hidden></body>secret",
         "<details><summary>s</summary>secret</details>",
+        "<details><summary>s</summary><summary>secret</summary></details>",  # only the first shows
         '<p style="content-visibility:hidden">secret</p>',
         '<p style="font-size:0">secret</p>',
         "<style>.x{opacity:0.0}</style><p class=x>secret</p>",

@@ -72,7 +72,8 @@ class _Tree:
         self.stack: list[str] = []
         self.open = Scopes()
         self.details: list[int] = []
-        """The depths of the closed <details> open: what they hold but a <summary> is hidden."""
+        """The depths of the closed <details> open: all they hold but a first <summary> is hidden."""
+        self.summed: set[int] = set()
         self.names: dict[str, str] = {}
         self.hidden_from = 0
         """The depth of the outermost hiding element open (0: none)."""
@@ -114,7 +115,7 @@ class _Tree:
         self.open.pop(name)
         depth = len(self.stack)
         while self.details and self.details[-1] > depth:
-            self.details.pop()
+            self.summed.discard(self.details.pop())
         if self.hidden_from > depth:
             self.hidden_from = 0
         if self.maybe_from > depth:
@@ -147,7 +148,10 @@ class _Tree:
         if name in VOID or (name in RAW and not foreign) or (self_closing and foreign):
             return
         name = self.names.setdefault(name, name)
-        closed = bool(self.details) and self.details[-1] == len(self.stack) and name != "summary"
+        under = bool(self.details) and self.details[-1] == len(self.stack)
+        closed = under and (name != "summary" or len(self.stack) in self.summed)
+        if under and name == "summary":
+            self.summed.add(len(self.stack))
         self.stack.append(name)
         self.open.push(name, len(self.stack))
         judged = Seen.SHOWN if self.hidden_from else Seen.HIDDEN if closed else seen(name, attrs, self.sheet)
@@ -179,10 +183,9 @@ class _Tree:
 
     def style(self, attrs: dict[str, str], css: str) -> None:
         """A <style> element's rules, collected on the first reading (its media may not apply)."""
-        applies = screen_media(attrs.get("media", ""))
-        inert = typed(attrs) or self.open.is_open("template")  # not applied: only its hiding counts
+        applies = screen_media(attrs.get("media", ""))  # (of a type but CSS, or in a <template>: only hides)
         if self.styles is not None and applies is not None:
-            self.styles.add_style(css, not applies, inert)
+            self.styles.add_style(css, not applies, typed(attrs) or self.open.is_open("template"))
 
     def finish(self) -> PageText:
         self.empty_root |= bool(self.root_at) and not self.root_text
