@@ -157,6 +157,7 @@ def test_inline_elements_do_not_split_words_and_blocks_do() -> None:
         "<math><semantics><mi>x</mi><annotation encoding='application/x-tex'>secret</annotation></semantics></math>",
         "<textarea hidden>secret</textarea>",
         "<div hidden><div><span>secret</span></div><p>secret</div>",
+        "<details><summary>s</summary>secret<p>secret</p></details>",  # closed: only its summary shows
     ],
 )
 def test_what_a_reader_does_not_see_is_not_text(html: str) -> None:
@@ -170,7 +171,8 @@ def test_what_a_reader_does_not_see_is_not_text(html: str) -> None:
     [
         '<span aria-hidden="true">shown</span>',  # hidden from screen readers, not from sight
         "<div hidden=until-found>shown</div>",  # find-in-page and text fragments reveal it
-        "<details><summary>s</summary>shown</details>",  # likewise
+        "<details open><summary>s</summary>shown</details>",
+        "<details><summary>shown</summary>secret</details>",  # a closed one's summary
         "<dialog open>shown</dialog>",
         '<p style="display:block">shown</p>',
         '<p style="--display:none">shown</p>',

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-COMMENT = re.compile(r"/\*.*?(?:\*/|$)", re.S)
+from cudagloss.links.css_tokens import scan, strip_comments
+
 _ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})[\t\n\f\r ]?|(.))", re.S)
 SPACE = " \t\n\f\r"
 _IDENT = r"-?(?:[_a-zA-Z]|[^\x00-\x7f])[-\w]*"
@@ -33,55 +34,100 @@ def _unescape(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
+_SHOWS = (
+    "block inline flow-root table flex grid ruby list-item contents inline-block inline-table inline-flex "
+    "inline-grid table-row-group table-header-group table-footer-group table-row table-cell table-column-group "
+    "table-column table-caption -webkit-box -webkit-inline-box initial unset"
+)
+_DISPLAY_SHOWS = frozenset(_SHOWS.split())
+"""display values a browser surely reads, and that show (one keyword; a pair an outside and an
+inside display, read below). Anything else is either dropped by a browser or not judged."""
+_OUTSIDE, _INSIDE = frozenset({"block", "inline"}), frozenset({"flow", "flow-root", "table", "flex", "grid"})
+_VALID = {
+    "visibility": (frozenset({"hidden", "collapse"}), frozenset({"visible", "initial"})),
+    "display": (frozenset({"none"}), _DISPLAY_SHOWS),
+}
+_DOUBT_WORDS = frozenset({"inherit", "unset", "revert", "revert-layer"})
+"""CSS-wide keywords that may resolve to a hiding value (unset is initial for display)."""
+_SUBSTITUTED = re.compile(r"(?:var|env|attr)\(", re.I)
+_ZERO = re.compile(r"\+?(?:0+\.?0*|\.0+)(?:e[-+]?\d+)?(?:%|[a-z]+)?")
+_FAINT = {"opacity", "font-size", "content-visibility"}
+"""Properties that may hide text (opacity:0, font-size:0, content-visibility:hidden): what
+they set is only possibly hidden, and never shown by a later rule."""
+
+
+def _kind(name: str, value: str) -> str:
+    """'hide', 'show', 'doubt' (may hide: var(), inherit...) or '' (dropped, as browsers drop it)."""
+    if _SUBSTITUTED.search(value):
+        return "doubt"
+    if name in _FAINT:
+        return "doubt" if _ZERO.fullmatch(value) or value == "hidden" or value in _DOUBT_WORDS else ""
+    hides, shows = _VALID[name]
+    words = value.split()
+    if value in hides:
+        return "hide"
+    if value in _DOUBT_WORDS and not (name == "display" and value == "unset"):
+        return "doubt"
+    if len(words) == 1 and words[0] in shows:
+        return "show"
+    if name == "display" and len(words) == 2 and len(set(words) & _OUTSIDE) == 1 and len(set(words) & _INSIDE) == 1:
+        return "show"
+    return ""
+
+
 @dataclass(frozen=True)
 class Declared:
-    """display and visibility as one block of declarations sets them ('' where not), lower case."""
+    """What one block of declarations sets display and visibility to ('hide', 'show', 'doubt'
+    or '' where not set), and which it sets !important; the faint properties it may hide by."""
 
     values: dict[str, str]
     important: frozenset[str]
+    faint: frozenset[str] = frozenset()
+    steps: int = 0
+    """The steps taken to read it (css_tokens.Scanned.steps)."""
 
     def hiding(self) -> list[str]:
         """The properties set here to hide."""
-        v = self.values
-        return [
-            p
-            for p, yes in (
-                ("display", v["display"] == "none"),
-                ("visibility", v["visibility"] in ("hidden", "collapse")),
-            )
-            if yes
-        ]
+        return [p for p, kind in self.values.items() if kind == "hide"]
 
     def showing(self) -> list[str]:
-        """The properties set here to something that does not hide."""
-        v = self.values
-        return [
-            p
-            for p, yes in (("display", v["display"] not in ("", "none")), ("visibility", v["visibility"] == "visible"))
-            if yes
-        ]
+        """The properties set here to a value a browser surely reads and that does not hide."""
+        return [p for p, kind in self.values.items() if kind == "show"]
+
+    def doubtful(self) -> list[str]:
+        """The properties set here to what may hide (var(), inherit, opacity:0...)."""
+        return [p for p, kind in self.values.items() if kind == "doubt"] + sorted(self.faint)
 
 
 def declared(block: str) -> Declared:
-    """A block's display and visibility, as CSS reads them: comments out, escapes read, the
-    last declaration wins, an !important one over any other."""
+    """A block's display and visibility, as CSS reads them: strings, then comments, escapes
+    read, a value a browser drops dropped, the last declaration wins, an !important one over any other."""
     values = {"display": "", "visibility": ""}
     strong: set[str] = set()
-    for declaration in COMMENT.sub("", block).split(";"):
-        name, colon, value = declaration.partition(":")
+    faint: set[str] = set()
+    scanned = scan(block, False)
+    for item in scanned.items:
+        if item.brace >= 0:
+            continue
+        name, colon, value = scanned.prelude(item).partition(":")
         name = _unescape(name).strip(SPACE).lower()
-        if not colon or name not in values:
+        if not colon or (name not in values and name not in _FAINT):
             continue
         value = _unescape(value).strip(SPACE).lower()
         important = "!" in value and value.rpartition("!")[2].strip(SPACE) == "important"
         if important:
             value = value.rpartition("!")[0].strip(SPACE)
-        if name in strong and not important:
+        kind = _kind(name, value)
+        if name in _FAINT:
+            if kind:
+                faint.add(name)
             continue
-        values[name] = value
+        if not kind or (name in strong and not important):
+            continue
+        values[name] = kind
         if important:
             strong.add(name)
-    return Declared(values, frozenset(strong))
+    return Declared(values, frozenset(strong), frozenset(faint), scanned.steps)
 
 
 @dataclass(frozen=True)
@@ -94,6 +140,10 @@ class Compound:
 
     def key(self) -> str:
         return f"#{self.id}" if self.id else f".{min(self.classes)}" if self.classes else self.type or ""
+
+    def folded(self) -> Compound:
+        """Its classes and id in lower case: matched so, as quirks mode matches them."""
+        return Compound(self.type, frozenset(c.lower() for c in self.classes), self.id and self.id.lower())
 
     def matches(self, name: str, classes: frozenset[str], id_: str | None) -> bool:
         return (
@@ -158,7 +208,7 @@ def screen_media(media: str) -> bool | None:
     """Whether a media query list (a media attribute, an @import's) applies on a screen: True
     always, None never (print, speech, the media types that match nothing), False maybe (a
     width, an orientation...: judged as @media is)."""
-    queries = [q.strip(SPACE).lower() for q in split_top(COMMENT.sub(" ", media[:1024]))]
+    queries = [q.strip(SPACE).lower() for q in split_top(strip_comments(media[:1024]))]
     if any(_ALWAYS_ON_SCREEN.fullmatch(q) for q in queries):
         return True
     return None if all(_NEVER_ON_SCREEN.fullmatch(q) for q in queries) else False

@@ -1,5 +1,15 @@
 """What a page's own CSS hides: inline styles, its <style> elements and its stylesheets.
 
+ASYMMETRY, the rule all of this follows: a rule that hides counts whenever it might apply; a
+rule or construct that would show text (override a hiding rule) counts only where a browser
+surely applies it; whatever cannot be modelled with certainty leaves the text it touches
+"possibly hidden" (a quote there is unverifiable, never found). So a sheet a browser may not
+apply (a Link header's, which only Firefox applies; a disabled <link>; a <style> of another
+type or in a <template>; an @import after a rule or in a block) is read for what it hides
+only; a value a browser drops (display:bogus) is dropped; var(), env(), attr() and the CSS-wide
+keywords that may resolve to a hiding value, opacity:0, font-size:0, content-visibility:hidden
+possibly hide; class and id selectors hide whatever their case (quirks mode), show only as written.
+
 A sentence a stylesheet hides is not on the page for a reader, so it must not be "found" there
 (issue 39, class 7). This reads as much CSS as can be judged without a browser and says so
 where it cannot: a rule that sets display:none or visibility:hidden (or collapse) for a
@@ -12,13 +22,14 @@ makes what its last compound might match "possibly hidden". Stylesheets the page
 fetched (links/stylesheets.py: Sheet.missing says which to fetch, and the page is read again);
 one whose media never applies on a screen (print) is not read, one whose media may apply is
 read as @media is. A sheet that could not be fetched, an SVG's <style>, an @import more than
-one level deep, or CSS past the limits below leaves the whole page's hiding unknown. Comments
-and escapes are read as CSS reads them (css_text.py).
+one level deep, or CSS past the limits below leaves the whole page's hiding unknown. Strings,
+comments and escapes are read as CSS reads them (css_tokens.py, css_text.py).
 
 Bounded: at most STYLE_MAX characters of <style> text, STYLESHEETS_MAX sheets of at most
 STYLE_MAX each, and RULES_MAX rules for each, are read, each selector at most SELECTOR_MAX
 characters; an element's classes past CLASSES_MAX are looked up but not matched; and judging
-stops, leaving the page's hiding unknown, after MATCH_BUDGET selector tests.
+stops, leaving the page's hiding unknown, after MATCH_BUDGET selector tests or WORK_MAX steps
+of reading its CSS (css_tokens.Scanned.steps: at most one a character, for each nesting level).
 """
 
 from __future__ import annotations
@@ -30,7 +41,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 from cudagloss.errors import shown
-from cudagloss.links.css_text import COMMENT, SPACE, Compound, Declared, compound, declared, screen_media, split_top
+from cudagloss.links.css_text import SPACE, Compound, Declared, compound, declared, screen_media, split_top
+from cudagloss.links.css_tokens import scan
 
 STYLE_MAX = 512 * 1024
 RULES_MAX = 4096
@@ -39,6 +51,9 @@ CLASSES_MAX = 32
 PER_KEY_MAX = 32
 """Selectors kept under one class, id or type: past it, that key makes an element possibly hidden."""
 MATCH_BUDGET = 2_000_000
+WORK_MAX = 2_000_000
+"""Steps (css_tokens.Scanned.steps) spent reading one page's CSS: past it, its hiding is unknown.
+A real 270 KiB sheet takes about a hundred thousand; 2 MB of brackets takes one for each."""
 NEST_MAX = 8
 STYLESHEETS_MAX = 8
 """Stylesheets read for one page (linked, named in its Link header, imported): past it, unknown."""
@@ -70,39 +85,16 @@ def _join(base: str, href: str) -> str:
         return href
 
 
+def typed(attrs: dict[str, str]) -> bool:
+    """Whether an element's type is one a browser may not apply as CSS (set, and not text/css)."""
+    kind = attrs.get("type")
+    return kind is not None and kind.lower() not in ("", "text/css")
+
+
 class Seen(enum.Enum):
     SHOWN = 0
     MAYBE = 1
     HIDDEN = 2
-
-
-def _block_end(css: str, i: int) -> int:
-    """The index just past the '}' that closes the block opened just before i (or the end)."""
-    depth, n = 1, len(css)
-    while i < n:
-        c = css[i]
-        if c in "\"'":
-            close = css.find(c, i + 1)
-            i = n if close < 0 else close + 1
-            continue
-        depth += (c == "{") - (c == "}")
-        i += 1
-        if depth == 0:
-            return i
-    return n
-
-
-def _flat(body: str) -> tuple[str, list[tuple[str, str]]]:
-    """A block's own declarations, and its nested rules as (prelude, block) (CSS nesting)."""
-    own, nested, i = [], [], 0
-    while (brace := body.find("{", i)) >= 0:
-        start = max(body.rfind(";", i, brace), body.rfind("}", i, brace), i - 1) + 1
-        end = _block_end(body, brace + 1)
-        own.append(body[i:start])
-        nested.append((body[start:brace], body[brace + 1 : end - 1]))
-        i = end
-    own.append(body[i:])
-    return ";".join(own), nested
 
 
 @dataclass(frozen=True)
@@ -136,6 +128,8 @@ class Sheet:
     """Stylesheets the page needs that are not in files: to fetch, then read the page again."""
     linked: set[str] = field(default_factory=set)
     sheets_read: int = 0
+    work: int = 0
+    _hide_only: bool = False
     based: bool = False
     _at: tuple[str, int] = ("", 0)
     """The URL and level (IMPORT_DEPTH) of the sheet being read: where its @import leads."""
@@ -149,18 +143,23 @@ class Sheet:
             return self.unknown
         return f"stylesheet {shown(self.missing[0], 100)} was not read"
 
-    def add_style(self, css: str, conditional: bool) -> None:
-        """The text of one <style> element (conditional: its media may not apply)."""
+    def add_style(self, css: str, conditional: bool, hide_only: bool = False) -> None:
+        """The text of one <style> element (conditional: its media may not apply; hide_only:
+        a browser may not apply it, so only what it hides counts)."""
         if self.read + len(css) > STYLE_MAX:
             self.external(f"its stylesheets are over {STYLE_MAX // 1024} KiB, so what they hide was not read")
             return
         self.read += len(css)
-        self._at = (self.url, 0)
-        self._rules(COMMENT.sub(" ", css), conditional, 0)
+        self._at, self._hide_only = (self.url, 0), hide_only
+        self._rules(css, conditional, 0)
+        self._hide_only = False
 
-    def link(self, href: str, media: str, base: str = "", level: int = 1, conditional: bool = False) -> None:
+    def link(
+        self, href: str, media: str, base: str = "", level: int = 1, conditional: bool = False, hide_only: bool = False
+    ) -> None:
         """A stylesheet the page or a sheet names (<link>, Link header, @import), read in its
-        place in the cascade if fetched; media that never applies on a screen: not read at all."""
+        place in the cascade if fetched; media that never applies on a screen: not read at all;
+        hide_only: one a browser may not apply (Link header, disabled, a late @import)."""
         applies = screen_media(media)
         if applies is None or self.unknown:
             return
@@ -180,41 +179,51 @@ class Sheet:
         self.sheets_read += len(got.text)  # (a sheet imported again and again is read each time)
         if self.sheets_read > STYLE_MAX * STYLESHEETS_MAX:
             return self.external(f"its stylesheets are over {STYLE_MAX * STYLESHEETS_MAX // 1024} KiB, not read")
-        at, self._at = self._at, (url, level)
-        self._rules(COMMENT.sub(" ", got.text), conditional or not applies, 0)
-        self._at = at
+        at, only, self._at = self._at, self._hide_only, (url, level)
+        self._hide_only = only or hide_only
+        self._rules(got.text, conditional or not applies, 0)
+        self._at, self._hide_only = at, only
 
-    def element(self, name: str, attrs: dict[str, str]) -> None:
-        """A <link> (a stylesheet, unless an alternate one) or a <base> (the first sets the URL)."""
+    def element(self, name: str, attrs: dict[str, str], inert: bool = False) -> None:
+        """A <link> (a stylesheet, unless an alternate one) or a <base> (the first sets the URL);
+        inert: in a <template>, so not applied (only what it hides counts)."""
         rel = attrs.get("rel", "").lower().split()
         if name == "link" and "stylesheet" in rel and "alternate" not in rel and "href" in attrs:
-            self.link(attrs["href"], attrs.get("media", ""))
+            self.link(attrs["href"], attrs.get("media", ""), hide_only=inert or "disabled" in attrs or typed(attrs))
         elif name == "base" and "href" in attrs and not self.based:
             self.based, self.url = True, _join(self.url, attrs["href"])
 
-    def _import(self, statement: str, conditional: bool) -> None:
+    def _import(self, statement: str, conditional: bool, late: bool) -> None:
         found = _IMPORT.match(statement)
         if found is None:
             return self.external("it imports a stylesheet (@import) that was not read")
         href = next(v for v in found.group(1, 2, 3) if v is not None).strip(SPACE).strip("\"'")
         rest = found.group(4).strip(SPACE)
         layered = re.match(r"(?i)(?:layer|supports)\b", rest) is not None  # its place in the cascade: not judged
-        self.link(href, "" if layered else rest, self._at[0], self._at[1] + 1, conditional or layered)
+        at, level = self._at
+        self.link(href, "" if layered else rest, at, level + 1, conditional or layered, late)
+
+    def _scan(self, css: str, top: bool) -> list[tuple[str, str, bool]]:
+        """css's statements and blocks, as (prelude, body, is a block), its work counted."""
+        scanned = scan(css, top, max(0, WORK_MAX - self.work) + 1)
+        self.work += scanned.steps
+        if self.work > WORK_MAX:
+            self.external("its stylesheets take too long to read, so what they hide was not judged")
+            return []
+        return [(scanned.prelude(t).strip(SPACE), scanned.body(t), t.brace >= 0) for t in scanned.items]
 
     def _rules(self, css: str, conditional: bool, depth: int) -> None:
-        i, n = 0, len(css)
-        while i < n and not self.unknown:
-            brace, semi = css.find("{", i), css.find(";", i)
-            if semi >= 0 and (brace < 0 or semi < brace):  # a statement: @import, @charset, stray text
-                if css[i:semi].strip(SPACE).lower().startswith("@import"):
-                    self._import(css[i:semi].strip(SPACE), conditional)
-                i = semi + 1
-                continue
-            if brace < 0:
+        late = depth > 0  # an @import after a rule, or in a block, is not applied by browsers
+        for prelude, body, block in self._scan(css, depth == 0):
+            if self.unknown:
                 return
-            end = _block_end(css, brace + 1)
-            self._rule(css[i:brace].strip(SPACE), css[brace + 1 : end - 1], conditional, depth)
-            i = end
+            if not block:
+                if prelude.lower().startswith("@import"):
+                    self._import(prelude, conditional, late)
+                late = late or not prelude.lower().startswith(("@import", "@charset", "@layer"))
+                continue
+            late = late or not prelude.lower().startswith("@layer")
+            self._rule(prelude, body, conditional, depth)
 
     def _rule(self, prelude: str, body: str, conditional: bool, depth: int) -> None:
         self.rules += 1
@@ -225,21 +234,28 @@ class Sheet:
             if (prelude[1:].split(None, 1) or [""])[0].lower() in _CONDITIONAL:
                 self._rules(body, True, depth + 1)
             return  # @font-face, @keyframes, @page...: nothing hidden
-        own, nested = _flat(body)
-        for inner, inner_body in nested:  # rules within this one's: judged as possibly applying
-            self._rule(inner.strip(SPACE), inner_body, True, depth + 1)
-        block = declared(own)
-        hiding, showing = block.hiding(), block.showing()
-        for selector in split_top(prelude) if hiding or showing else ():
+        own = []
+        for inner, inner_body, nested in self._scan(body, False):
+            if nested:  # rules within this one's: judged as possibly applying
+                self._rule(inner, inner_body, True, depth + 1)
+            else:
+                own.append(inner)
+        block = declared(";".join(own))
+        self.work += block.steps
+        hiding, doubtful = block.hiding(), block.doubtful()
+        showing = [] if self._hide_only else block.showing()
+        for selector in split_top(prelude) if hiding or doubtful or showing else ():
             read = compound(selector) if len(selector) <= SELECTOR_MAX else (Compound(None, frozenset(), None), False)
             if read is None:
                 continue
             parts, exact = read
-            for prop, table in [(p, self.hide) for p in hiding] + [(p, self.show) for p in showing]:
-                rule = _Rule(
-                    parts, prop, exact and not conditional, (prop in block.important, parts.specificity(), self.rules)
-                )
-                kept = table.setdefault(parts.key(), [])
+            sure = [(p, self.hide, True) for p in hiding] + [(p, self.hide, False) for p in doubtful]
+            for prop, table, certain in sure + [(p, self.show, True) for p in showing]:
+                rank = (prop in block.important, parts.specificity(), self.rules)
+                # hiding matched in any case (quirks mode), showing only as written
+                judged = parts.folded() if table is self.hide else parts
+                rule = _Rule(judged, prop, certain and exact and not conditional, rank)
+                kept = table.setdefault(judged.key(), [])
                 if len(kept) < PER_KEY_MAX:
                     kept.append(rule)
                 elif table is self.hide:
@@ -249,6 +265,10 @@ class Sheet:
         """How an element is shown, as far as this sheet and its inline style tell."""
         if inline is not None and inline.hiding():
             return Seen.HIDDEN
+        judged = self._seen(name, class_attr, id_, inline)
+        return Seen.MAYBE if judged is Seen.SHOWN and inline is not None and inline.doubtful() else judged
+
+    def _seen(self, name: str, class_attr: str | None, id_: str | None, inline: Declared | None) -> Seen:
         if not self.hide:
             return Seen.SHOWN
         if self.budget < 0:
@@ -256,8 +276,12 @@ class Sheet:
         names = class_attr.split() if class_attr else []
         classes = frozenset(names[:CLASSES_MAX])
         keys = list(dict.fromkeys(["", name, *(f".{c}" for c in names), *([f"#{id_}"] if id_ else [])]))
-        maybe = any(key in self.crowded for key in keys) or any(f".{c}" in self.hide for c in names[CLASSES_MAX:])
-        for hide in self._matching(self.hide, keys, name, classes, id_):
+        low = [k.lower() for k in keys]
+        maybe = any(key in self.crowded for key in low) or any(
+            f".{c.lower()}" in self.hide for c in names[CLASSES_MAX:]
+        )
+        folded = frozenset(c.lower() for c in classes)
+        for hide in self._matching(self.hide, low, name, folded, id_ and id_.lower()):
             if not hide.exact:
                 maybe = True
                 continue

@@ -57,6 +57,66 @@ BREAKOUT = _names(
 )
 """HTML start tags that end an unclosed <svg> or <math> (the HTML standard's foreign content):
 a broken inline icon does not hide the rest of the page."""
+_SCOPE = _names("applet caption html table td th marquee object template")
+_SPECIAL_NAMES = _names(
+    "address area article aside base basefont bgsound blockquote body br button center col colgroup dd details "
+    "dialog dir div dl dt embed fieldset figcaption figure footer form frame frameset head header hgroup hr "
+    "iframe img input keygen li link listing main menu meta nav noembed noframes noscript ol p param plaintext "
+    "pre script search section select source style summary tbody textarea tfoot thead title tr track ul wbr xmp"
+)
+_SPECIAL = HEADINGS | _SCOPE | _SPECIAL_NAMES
+_BOUNDS = {
+    "scope": _SCOPE,
+    "button": _SCOPE | {"button"},
+    "list": _SCOPE | {"ol", "ul"},
+    "table": _names("html table template"),
+    "special": _SPECIAL,
+}
+_SCOPED_END = HEADINGS | _names(
+    "address article aside blockquote button center details dialog dir div dl fieldset figcaption figure footer "
+    "header hgroup listing main menu nav ol pre search section summary ul form dd dt applet marquee object template"
+)
+_TABLE_PARTS = _names("table tbody tfoot thead tr td th caption")
+_FORMATTING = _names("a b big code em font i nobr s small strike strong tt u")
+
+
+class Scopes:
+    """Where the open elements are (depths, by name) and where the elements that bound the HTML
+    standard's scopes are, so that an end tag a browser ignores (</div> in a table cell or an
+    <object>, </span> past a <div>) is ignored here too, at O(1) work per tag."""
+
+    def __init__(self) -> None:
+        self.at: dict[str, list[int]] = {}
+        self.bounds: dict[str, list[int]] = {kind: [] for kind in _BOUNDS}
+
+    def push(self, name: str, depth: int) -> None:
+        self.at.setdefault(name, []).append(depth)
+        for kind, names in _BOUNDS.items():
+            if name in names:
+                self.bounds[kind].append(depth)
+
+    def pop(self, name: str) -> None:
+        self.at[name].pop()
+        for kind, names in _BOUNDS.items():
+            if name in names:
+                self.bounds[kind].pop()
+
+    def is_open(self, name: str) -> bool:
+        return bool(self.at.get(name))
+
+    def honoured(self, name: str) -> bool:
+        """Whether an end tag closes an open element (</body> and </html> never pop anything)."""
+        where = self.at.get(name)
+        if not where or name in ("body", "html"):
+            return False
+        kind = (
+            "table" if name in _TABLE_PARTS else "button" if name == "p" else "list" if name == "li"
+            else "scope" if name in _SCOPED_END else "" if name in _FORMATTING else "special"
+        )  # fmt: skip
+        bounds = self.bounds.get(kind)
+        return not bounds or bounds[-1] <= where[-1]
+
+
 ROOT_IDS = _names("root app __next __nuxt ___gatsby svelte react-root app-root")
 """The ids of the element a single-page app fills with its scripts."""
 _REFRESH = re.compile(

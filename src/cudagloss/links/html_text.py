@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from cudagloss.links.css_text import screen_media
-from cudagloss.links.html_css import CssFile, Seen, Sheet
+from cudagloss.links.html_css import CssFile, Seen, Sheet, typed
 from cudagloss.links.html_elements import (
     BLOCK,
     BREAKOUT,
@@ -36,6 +36,7 @@ from cudagloss.links.html_elements import (
     SHOWN_RAW,
     VOID,
     PageText,
+    Scopes,
     refresh_target,
     runs,
     seen,
@@ -49,7 +50,9 @@ _ATTR = re.compile(
 )
 _COMMENT_END = re.compile(r"--!?>")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_WANTED = frozenset({"hidden", "style", "id", "class", "open", "type", "http-equiv", "content", "rel", "media", "href"})
+_WANTED = frozenset(
+    {"hidden", "style", "id", "class", "open", "type", "http-equiv", "content", "rel", "media", "href", "disabled"}
+)
 """The attributes read: the rest are skipped over without being kept."""
 NOSCRIPT_MAX = 4096
 """Characters of <noscript> text kept, to see whether it asks for JavaScript."""
@@ -67,7 +70,10 @@ class _Tree:
         self.maybe_from = 0
         """The depth of the outermost element open that the page's CSS may hide (0: none)."""
         self.stack: list[str] = []
-        self.open: dict[str, int] = {}
+        self.open = Scopes()
+        self.details: list[int] = []
+        """The depths of the closed <details> open: all they hold but a first <summary> is hidden."""
+        self.summed: set[int] = set()
         self.names: dict[str, str] = {}
         self.hidden_from = 0
         """The depth of the outermost hiding element open (0: none)."""
@@ -81,7 +87,7 @@ class _Tree:
 
     @property
     def foreign(self) -> bool:
-        return bool(self.open.get("svg") or self.open.get("math"))
+        return self.open.is_open("svg") or self.open.is_open("math")
 
     def separate(self) -> None:
         if not self.hidden_from and self.chunks and self.chunks[-1] != " ":
@@ -90,7 +96,7 @@ class _Tree:
                 self.sure.append(" ")
 
     def data(self, text: str, *, entities: bool = True) -> None:
-        if self.hidden_from or not text:
+        if self.hidden_from or not text or (self.details and self.details[-1] == len(self.stack)):
             return
         if entities and "&" in text:
             text = unescape(text)
@@ -106,8 +112,10 @@ class _Tree:
 
     def pop(self) -> str:
         name = self.stack.pop()
-        self.open[name] -= 1
+        self.open.pop(name)
         depth = len(self.stack)
+        while self.details and self.details[-1] > depth:
+            self.summed.discard(self.details.pop())
         if self.hidden_from > depth:
             self.hidden_from = 0
         if self.maybe_from > depth:
@@ -125,7 +133,7 @@ class _Tree:
         if name == "meta" and not self.refresh:
             self.refresh = refresh_target(attrs)
         if self.styles is not None and name in ("link", "base"):
-            self.styles.element(name, attrs)
+            self.styles.element(name, attrs, inert=self.open.is_open("template"))
         if self.styles is not None and name == "style" and self.foreign:
             self.styles.external("it has a <style> in SVG or MathML, which was not read")
         if self.foreign and name in BREAKOUT:
@@ -140,9 +148,15 @@ class _Tree:
         if name in VOID or (name in RAW and not foreign) or (self_closing and foreign):
             return
         name = self.names.setdefault(name, name)
+        under = bool(self.details) and self.details[-1] == len(self.stack)
+        closed = under and (name != "summary" or len(self.stack) in self.summed)
+        if under and name == "summary":
+            self.summed.add(len(self.stack))
         self.stack.append(name)
-        self.open[name] = self.open.get(name, 0) + 1
-        judged = Seen.SHOWN if self.hidden_from else seen(name, attrs, self.sheet)
+        self.open.push(name, len(self.stack))
+        judged = Seen.SHOWN if self.hidden_from else Seen.HIDDEN if closed else seen(name, attrs, self.sheet)
+        if name == "details" and "open" not in attrs and not self.hidden_from and judged is not Seen.HIDDEN:
+            self.details.append(len(self.stack))
         if judged is Seen.HIDDEN:
             self.hidden_from = len(self.stack)
         elif judged is Seen.MAYBE and not self.maybe_from:
@@ -153,7 +167,7 @@ class _Tree:
     def end(self, name: str) -> None:
         if name in BLOCK:
             self.separate()  # </p> with no <p> open is an empty paragraph, </br> a <br>
-        if self.open.get(name):
+        if self.open.honoured(name):
             while self.pop() != name:
                 pass
 
@@ -169,9 +183,9 @@ class _Tree:
 
     def style(self, attrs: dict[str, str], css: str) -> None:
         """A <style> element's rules, collected on the first reading (its media may not apply)."""
-        applies = screen_media(attrs.get("media", ""))
+        applies = screen_media(attrs.get("media", ""))  # (of a type but CSS, or in a <template>: only hides)
         if self.styles is not None and applies is not None:
-            self.styles.add_style(css, not applies)
+            self.styles.add_style(css, not applies, typed(attrs) or self.open.is_open("template"))
 
     def finish(self) -> PageText:
         self.empty_root |= bool(self.root_at) and not self.root_text
@@ -285,7 +299,7 @@ def read_html(
     page's; files: the stylesheets fetched for it; header: its Link header's (URL, media)."""
     styles = Sheet(url=url, files=files or {})
     for href, media in header:  # (before the page's own, as browsers apply them)
-        styles.link(href, media)
+        styles.link(href, media, hide_only=True)  # (applied by Firefox only: what it hides counts)
     found = _read(s, _Tree(Sheet(), styles))
     unknown, wanted = found.styles_unknown or styles.why_unknown(), tuple(styles.missing)
     if not styles.hide or unknown:
