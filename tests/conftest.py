@@ -73,6 +73,16 @@ def copy_checkout(root: Path, names: tuple[str, ...]) -> Path:
     return root
 
 
+def move_out(repo: Path, name: str) -> Path:
+    """repo/name moved to a folder `outside` beside the repository and committed back as a link
+    to it, as a pull request could: the hostile checkout of the read-guard tests."""
+    outside = repo.parent / "outside" / name.replace("/", "-")
+    outside.parent.mkdir(exist_ok=True)
+    shutil.move(repo / name, outside)
+    (repo / name).symlink_to(outside)
+    return outside
+
+
 def load_measurement(path: Path) -> Measurement:
     """One measurement file read and checked as the site reads it."""
     from cudagloss.model.measurement import parse_measurement, read_measurement_text

@@ -16,6 +16,16 @@ class Quiet(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
+    def reply(self, status: int, body: bytes, kind: str, headers: dict[str, str] | None = None) -> None:
+        """One whole answer: status, Content-Type, any other headers, Content-Length and body."""
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
 
 class Files(SimpleHTTPRequestHandler):
     """Python's own file server (head and body in separate sends), logging nothing."""

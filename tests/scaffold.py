@@ -3,10 +3,12 @@ byline tests start from (every byline field pending, no date stamped)."""
 
 from __future__ import annotations
 
+import json
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
-from conftest import FIXTURES
+from conftest import FIXTURES, cudagloss
 from cudagloss.commands.new import SOURCES, term_text
 from cudagloss.model.term import PLACEHOLDER
 
@@ -34,3 +36,16 @@ def good_glossary(root: Path, sources: str) -> Path:
     start, end = text.index("sources:\n"), text.index("measurements:\n")
     warp.write_text(text[:start] + sources + text[end:], encoding="utf-8")
     return root
+
+
+def quote_results(root: Path, server: str, paths: Iterable[str], quote: str) -> dict[str, dict[str, str]]:
+    """Run the real `cudagloss links` on the good glossary (copied into root) citing server's
+    paths, each with quote, and return each path's quote result from its report."""
+    sources = "sources:\n" + "".join(
+        f'  - title: Page {path}\n    url: {server}{path}\n    quote: "{quote}"\n' for path in paths
+    )
+    good_glossary(root, sources)
+    run = cudagloss(root, "links", "terms", "--no-archive", "--report", "links.json")
+    assert "Traceback" not in run.stderr, run.stderr
+    report = json.loads((root / "links.json").read_text())
+    return {r["url"].removeprefix(server): r["quotes"][0] for r in report["results"]}

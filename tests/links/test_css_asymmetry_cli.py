@@ -5,7 +5,6 @@ case, end tags a browser ignores. None is "found" or stamped; a control page's q
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,9 +14,8 @@ pytest.importorskip("ruamel.yaml")
 
 import yaml
 
-from conftest import cudagloss
 from localserver import Quiet, running
-from scaffold import good_glossary
+from scaffold import quote_results
 
 QUOTE = "A warp executes one common instruction at a time"
 Q = f"<p class=x>{QUOTE}.</p>"
@@ -47,13 +45,9 @@ class Site(Quiet):
         html = {**PAGES, **SHOWN}.get(path)
         css = {"/show.css": SHOW, "/empty.css": b""}.get(path)
         body = css if css is not None else f"<html><body>{html}</body></html>".encode() if html else b""
-        self.send_response(200 if html or css is not None else 404)
-        self.send_header("Content-Type", "text/css" if css is not None else "text/html; charset=utf-8")
-        if path == "/link-header":
-            self.send_header("Link", "</show.css>; rel=stylesheet")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        kind = "text/css" if css is not None else "text/html; charset=utf-8"
+        link = {"Link": "</show.css>; rel=stylesheet"} if path == "/link-header" else {}
+        self.reply(200 if html or css is not None else 404, body, kind, link)
 
 
 @pytest.fixture(scope="module")
@@ -63,16 +57,9 @@ def server() -> Iterator[str]:
 
 
 def test_no_hidden_quote_is_found_whatever_the_css_says(tmp_path: Path, server: str) -> None:
-    sources = "sources:\n" + "".join(
-        f'  - title: Page {path}\n    url: {server}{path}\n    quote: "{QUOTE}"\n' for path in {**PAGES, **SHOWN}
-    )
-    root = good_glossary(tmp_path, sources)
-    run = cudagloss(root, "links", "terms", "--no-archive", "--report", "links.json")
-    assert "Traceback" not in run.stderr, run.stderr
-    report = json.loads((root / "links.json").read_text())
-    quotes = {r["url"].removeprefix(server): r["quotes"][0] for r in report["results"]}
+    quotes = quote_results(tmp_path, server, {**PAGES, **SHOWN}, QUOTE)
     for path in PAGES:
         assert quotes[path]["result"] in ("quote-missing", "quote-unverifiable"), (path, quotes[path])
     assert quotes["/shown"]["result"] == "quote-found", quotes["/shown"]
-    stamped = yaml.safe_load((root / "terms" / "warp.yaml").read_text())["sources"]
+    stamped = yaml.safe_load((tmp_path / "terms" / "warp.yaml").read_text())["sources"]
     assert [s["url"].removeprefix(server) for s in stamped if "quote_checked_on" in s] == ["/shown"]

@@ -6,7 +6,6 @@ Where the checker cannot judge (a linked stylesheet it cannot read, a descendant
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,9 +15,8 @@ pytest.importorskip("ruamel.yaml")
 
 import yaml
 
-from conftest import cudagloss
 from localserver import Quiet, running
-from scaffold import good_glossary
+from scaffold import quote_results
 
 QUOTE = "A warp executes one common instruction at a time"
 INTRO = "<p>" + "This guide describes the programming model in some detail. " * 10 + "</p>"
@@ -46,11 +44,7 @@ class Site(Quiet):
     def do_GET(self) -> None:
         html = PAGES.get(self.path)
         body = f"<html><head><title>Guide</title></head><body>{INTRO}{html}</body></html>".encode() if html else b""
-        self.send_response(200 if html else 404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.reply(200 if html else 404, body, "text/html; charset=utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -60,14 +54,7 @@ def server() -> Iterator[str]:
 
 
 def test_a_quote_the_page_hides_is_never_found(tmp_path: Path, server: str) -> None:
-    sources = "sources:\n" + "".join(
-        f'  - title: Page {path}\n    url: {server}{path}\n    quote: "{QUOTE}"\n' for path in PAGES
-    )
-    root = good_glossary(tmp_path, sources)
-    run = cudagloss(root, "links", "terms", "--no-archive", "--report", "links.json")
-    assert "Traceback" not in run.stderr, run.stderr
-    report = json.loads((root / "links.json").read_text())
-    quotes = {r["url"].removeprefix(server): r["quotes"][0] for r in report["results"]}
+    quotes = quote_results(tmp_path, server, PAGES, QUOTE)
     for path in HIDDEN:
         assert quotes[path]["result"] == "quote-missing", (path, quotes[path])
     for path in UNJUDGED:
@@ -75,6 +62,6 @@ def test_a_quote_the_page_hides_is_never_found(tmp_path: Path, server: str) -> N
     assert "site.css not read: broken (HTTP 404)" in quotes["/linked-sheet"]["detail"]  # (test_linked_css_cli)
     assert "CSS may hide" in quotes["/descendant"]["detail"] and "CSS may hide" in quotes["/media"]["detail"]
     assert quotes["/shown"]["result"] == "quote-found", quotes["/shown"]
-    stamped = yaml.safe_load((root / "terms" / "warp.yaml").read_text())["sources"]
+    stamped = yaml.safe_load((tmp_path / "terms" / "warp.yaml").read_text())["sources"]
     with_quote = [s["url"].removeprefix(server) for s in stamped if "quote_checked_on" in s]
     assert with_quote == ["/shown"], with_quote

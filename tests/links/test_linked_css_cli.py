@@ -85,13 +85,8 @@ class Site(Quiet):
         if html is not None or self.path == "/page.css":
             body = f"<html><head><title>Guide</title></head><body>{INTRO}{html}</body></html>".encode()
             kind = "text/html; charset=utf-8"
-        self.send_response(200 if body else 404)
-        self.send_header("Content-Type", kind)
-        if self.path == "/header":
-            self.send_header("Link", '</favicon.ico>; rel=icon, </hide.css>; rel="stylesheet"')
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        link = {"Link": '</favicon.ico>; rel=icon, </hide.css>; rel="stylesheet"'} if self.path == "/header" else {}
+        self.reply(200 if body else 404, body, kind, link)
 
 
 @pytest.fixture(scope="module")

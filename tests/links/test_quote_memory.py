@@ -45,11 +45,7 @@ MEASURE = (
 class Site(Quiet):
     def do_GET(self) -> None:
         body = SMALL if self.path == "/small" else GROWING.get(self.path, b"")
-        self.send_response(200 if body else 404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.reply(200 if body else 404, body, "text/html; charset=utf-8")
 
 
 @pytest.fixture(scope="module")

@@ -60,11 +60,7 @@ class Site(Quiet):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.reply(200, body, kind)
 
 
 @pytest.fixture(scope="module")

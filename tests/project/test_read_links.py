@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, copy_checkout, cudagloss
+from conftest import ROOT, copy_checkout, cudagloss, move_out
 from sitebuild import build
 
 PROJECT = ("terms", "templates", "measurements", "docs", "overrides", "site_hooks", "src", "mkdocs.yml")
@@ -25,14 +25,6 @@ def repo(tmp_path: Path) -> Path:
     root = copy_checkout(tmp_path / "repo", PROJECT)
     (tmp_path / "outside").mkdir()
     return root
-
-
-def move_out(repo: Path, name: str) -> Path:
-    """repo/name moved outside the repository and committed back as a link to it."""
-    outside = repo.parent / "outside" / name.replace("/", "-")
-    shutil.move(repo / name, outside)
-    (repo / name).symlink_to(outside)
-    return outside
 
 
 def one_line(run: object, line: str) -> str:

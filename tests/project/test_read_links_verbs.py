@@ -7,14 +7,13 @@ through it, and the folder outside is left as it was. strace confirms "nothing o
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import copy_checkout, cudagloss
+from conftest import copy_checkout, cudagloss, move_out
 
 PROJECT = ("terms", "measurements", "schema", "verifier", "src", "mkdocs.yml")
 SECRET = "s3cr3t-0UTSIDE-39v"
@@ -27,14 +26,6 @@ def repo(tmp_path: Path) -> Path:
     root = copy_checkout(tmp_path / "repo", PROJECT)
     (tmp_path / "outside").mkdir()
     return root
-
-
-def move_out(repo: Path, name: str) -> Path:
-    """repo/name moved outside the repository and committed back as a link to it."""
-    outside = repo.parent / "outside" / name.replace("/", "-")
-    shutil.move(repo / name, outside)
-    (repo / name).symlink_to(outside)
-    return outside
 
 
 def state(folder: Path) -> dict[str, tuple[int, int, bytes]]:
