@@ -84,12 +84,12 @@ def _called(node: ast.AST) -> set[str]:
         if isinstance(sub, ast.Call):
             func = sub.func
             out.add(func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "")
-            if (step := _spawned(sub)) is not None:
+            if (step := spawned_step(sub)) is not None:
                 out.add(f"step_{step[1]}")
     return out - {""}
 
 
-def _spawned(call: ast.Call) -> tuple[str, str] | None:
+def spawned_step(call: ast.Call) -> tuple[str, str] | None:
     """(module, step) of spawn("module", "step", ...): the child runs verifier.<module>.step_<step>."""
     if not (isinstance(call.func, ast.Name) and call.func.id == "spawn" and len(call.args) > 1):
         return None
@@ -120,7 +120,9 @@ class Helpers:
     def api_calls(self, module: ModuleType) -> tuple[str, ...]:
         """The driver and NVRTC functions behind the experiment, sorted: its own, and its helpers'."""
         tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
-        spawned = [f"{step[0]}.py" for sub in ast.walk(tree) if isinstance(sub, ast.Call) if (step := _spawned(sub))]
+        spawned = [
+            f"{step[0]}.py" for sub in ast.walk(tree) if isinstance(sub, ast.Call) if (step := spawned_step(sub))
+        ]
         files = [HERE / name for name in dict.fromkeys((*HELPERS, *getattr(module, "USES", ()), *spawned))]
         files = [f for f in files if f.is_file()] + [Path(str(m.__file__)) for m in _kernel_modules(module)]
         helpers: dict[str, tuple[set[str], set[str]]] = {}

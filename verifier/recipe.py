@@ -19,9 +19,11 @@ none is named with `VERSION = None`, so that the key says what it does not know.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from cudagloss.model.keys import code_hash
-from verifier.anatomy import _spawned, kernels
+from verifier.anatomy import kernels, spawned_step
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,7 +108,7 @@ def _names(node: ast.AST) -> set[str]:
 def _spawns(node: ast.AST) -> list[tuple[str, str]]:
     """(module, step) of every spawn("module", "step", ...) in node: a child process runs
     verifier.<module>.step_<step> (verifier/spawn.py)."""
-    return [found for sub in ast.walk(node) if isinstance(sub, ast.Call) if (found := _spawned(sub)) is not None]
+    return [found for sub in ast.walk(node) if isinstance(sub, ast.Call) if (found := spawned_step(sub)) is not None]
 
 
 def reach(tree: ast.Module, roots: tuple[str, ...], stop: tuple[str, ...] = ()) -> Side:
@@ -144,9 +146,31 @@ def _is_word(name: str) -> bool:
     return name in WORDS or name.endswith(WORD_SUFFIXES)
 
 
+def _stamp(path: Path) -> tuple[str, int, int]:
+    """What a cached read is keyed by: the file, and its size and change time (an edit between
+    two catalogs of one process, the live preview's, is read again)."""
+    st = os.stat(path)
+    return str(path), st.st_mtime_ns, st.st_size
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(stamp: tuple[str, int, int]) -> ast.Module:
+    return ast.parse(Path(stamp[0]).read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=256)
+def _hashed(stamp: tuple[str, int, int]) -> str:
+    return code_hash([Path(stamp[0])])
+
+
+def _tree(module: ModuleType) -> ast.Module:
+    """The module's syntax tree, parsed once for both keys (and once per catalog, not per experiment)."""
+    return _parsed(_stamp(Path(str(module.__file__))))
+
+
 def anatomy(module: ModuleType) -> Anatomy:
     """The experiment's recipe and summary sides (see the module's docstring)."""
-    tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+    tree = _tree(module)
     run, summary = reach(tree, RUN_ROOTS, SUMMARY_ROOTS), reach(tree, SUMMARY_ROOTS)
     found = tuple((k.where, k.language, hashlib.sha256(k.source.encode()).hexdigest()) for k in kernels(module, ROOT))
     values = vars(module)
@@ -198,7 +222,7 @@ def summary_payload(module: ModuleType) -> dict[str, Any]:
     """What the summary key hashes: the syntax tree of summarise and every module function it
     reaches (comments and docstrings apart), the constants it reads, and the code of each verifier
     module it imports from (whole: a summary helper is pure code, and small)."""
-    tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+    tree = _tree(module)
     side = reach(tree, SUMMARY_ROOTS)
     functions = _module_functions(tree)
     values = vars(module)
@@ -207,7 +231,7 @@ def summary_payload(module: ModuleType) -> dict[str, Any]:
     return {
         "functions": {n: ast.dump(_without_docstring(functions[n])) for n in sorted(side.functions)},
         "constants": {n: canonical(values[n]) for n in sorted(side.constants) if n in values and not _is_word(n)},
-        "modules": {f.relative_to(ROOT).as_posix(): code_hash([f]) for f in files},
+        "modules": {f.relative_to(ROOT).as_posix(): _hashed(_stamp(f)) for f in files},
     }
 
 

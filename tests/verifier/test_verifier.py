@@ -79,7 +79,7 @@ def test_committed_measurements_were_made_by_the_current_experiment_code() -> No
     for path in files:
         m = load_measurement(path)
         assert m.status == "ok" and not path.name.endswith(".failed.json"), path
-        assert m.recipe and m.summary, f"{path} carries no recipe key: python3 -m verifier.migrate_keys"
+        assert m.recipe and m.summary, f"{path} carries no recipe key: re-run it with make verify"
         assert made_the_same_way(m, infos[m.experiment]), (
             f"{m.experiment}'s recipe or summary changed since {path.name} was made: run make verify on a GPU node"
         )
