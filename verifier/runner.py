@@ -29,6 +29,7 @@ from cudagloss.model.measurement_rules import is_node_name
 from verifier import cachedir
 from verifier.cuda import CudaError, Device
 from verifier.experiment import ROOT
+from verifier.rawcall import RUNNER_GATES, keeping
 from verifier.recipe import recipe_key, summary_key
 from verifier.registry import EXPERIMENTS, experiment_hash
 from verifier.rerun import Rerun, report_json
@@ -132,7 +133,8 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         error = None
         with tempfile.TemporaryDirectory(prefix=f"verify-{module.ID}-") as tmp:
             try:
-                outcome = module.run(device, args.repeats, Path(tmp))
+                with keeping(module) as kept:
+                    outcome = module.run(device, args.repeats, Path(tmp))
             except Exception as exc:
                 outcome, error = None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
                 say(f"    crashed: {type(exc).__name__}: {exc}")
@@ -143,7 +145,7 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         provenance["repeats"] = outcome.repeats if outcome is not None else 0
         if outcome is not None:
             outcome.gate(
-                "the user's own JIT cache was not touched",
+                RUNNER_GATES[0],
                 cachedir.listing(cachedir.user_cache()) == user_cache_before,
                 str(cachedir.user_cache()),
             )
@@ -160,7 +162,10 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
             gates=gates,
             results=outcome.results if outcome else [],
             error=error,
+            raw=kept.raw,
         )
+        if kept.problem and hasattr(module, "summarise"):
+            say(f"    no raw samples kept: {kept.problem}")
         rerun = settle(measurement, Path(args.out), say, terms)
         if rerun is None:
             failed += 1

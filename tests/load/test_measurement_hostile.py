@@ -21,7 +21,7 @@ import pytest
 from conftest import ROOT
 from cudagloss.errors import Diagnostic
 from cudagloss.load.measurements import load_measurements
-from cudagloss.model.measurement import MAX_FILE_BYTES, Gate, Measurement, Result
+from cudagloss.model.measurement import MAX_DEPTH, MAX_FILE_BYTES, Gate, Measurement, Result
 from cudagloss.model.measurement_rules import fit_text
 from cudagloss.model.measurements import MeasurementSet
 
@@ -223,12 +223,16 @@ WHOLE = {
     "string": (b'"<script>"', (1, 1), "must be a JSON object, not text"),
     "number": (b"  42", (1, 3), "must be a JSON object, not a number"),
     "null": (b"null", (1, 1), "must be a JSON object, not null"),
-    "deep-arrays": (b"[" * 10_000 + b"]" * 10_000, (1, 9), "nested deeper than 8 levels"),
-    "deep-objects": (b'{"a":' * 10_000 + b"1" + b"}" * 10_000, (1, 41), "nested deeper than 8 levels"),
+    "deep-arrays": (b"[" * 10_000 + b"]" * 10_000, (1, MAX_DEPTH + 1), f"nested deeper than {MAX_DEPTH} levels"),
+    "deep-objects": (
+        b'{"a":' * 10_000 + b"1" + b"}" * 10_000,
+        (1, 5 * MAX_DEPTH + 1),
+        f"nested deeper than {MAX_DEPTH} levels",
+    ),
     "deep-in-provenance": (
         BASE.replace('"sm_count": 132', '"sm_count": ' + "[" * 10_000).encode(),
-        _upto(BASE[: BASE.index('"sm_count": 132')] + '"sm_count": [[[[[['),
-        "nested deeper than 8 levels",
+        _upto(BASE[: BASE.index('"sm_count": 132')] + '"sm_count": ' + "[" * (MAX_DEPTH - 2)),
+        f"nested deeper than {MAX_DEPTH} levels",
     ),
     "only-a-version": (b'{"format_version": 1}', (1, 1), "missing field 'experiment'"),
 }
@@ -363,7 +367,10 @@ def test_the_command_line_reports_hostile_files_without_a_traceback(tmp_path: Pa
     assert run.returncode == 1 and "Traceback" not in run.stderr and "\x1b" not in run.stderr
     line, col = _upto(BASE[:_CUT])
     assert f"measurements/ptx-jit/node-a.json:{line}:{col}: not valid JSON: NaN is not a JSON number" in run.stderr
-    assert "measurements/ptx-jit/node-b.json:1:9: not valid JSON: nested deeper than 8 levels" in run.stderr
+    assert (
+        f"measurements/ptx-jit/node-b.json:1:{MAX_DEPTH + 1}: not valid JSON: nested deeper than {MAX_DEPTH} levels"
+        in run.stderr
+    )
     assert "measurements/ptx-jit/a\\x1b]0;pwned\\x07.json:1:1: is not named" in run.stderr
     assert "hint: measurement files are written by make verify" in run.stderr
 

@@ -3,8 +3,6 @@ reference gives each branch its own value, and the gates and results come out of
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 pytest.importorskip("cuda.bindings.nvrtc")
@@ -12,22 +10,7 @@ pytest.importorskip("cuda.bindings.nvrtc")
 from verifier.cuda import compile_source
 from verifier.experiments import warp_divergence as wd
 
-THREADS = 132 * wd.BLOCKS_PER_SM * wd.BLOCK
-# Fixture values shaped like an H200's (each extra branch costs about one more pass), written
-# by hand for this test: not measurements.
-NS = {1: 0.4, 2: 0.8, 4: 1.6, 8: 3.2, 16: 6.4, 32: 12.8}
-
-
-def timed(ms: float, clock: float = 1980.0) -> dict[str, Any]:
-    """A case's Timed.raw(): per-run ms, the in-kernel span a little under it, and the clock."""
-    return {"ms": [ms] * 10, "stopped": "spread", "reps": 3, "held": 0, "method": "gpu-queued",
-            "kernel_ms": [ms * 0.995] * 10, "clock_mhz": [clock] * 10}  # fmt: skip
-
-
-def fixture(ns: dict[int, float] = NS, **change: Any) -> dict[str, Any]:
-    raw = {"threads": THREADS, "max_rel_error": dict.fromkeys(wd.PATHS, 1e-7)}
-    raw |= {"cases": {p: timed(ns[p] * THREADS / 1e6) for p in wd.PATHS}}
-    return raw | change
+from raw_fixtures import NS, THREADS, fixture, timed
 
 
 def test_the_kernel_compiles_for_sm_90_with_32_distinct_branches_and_the_probe() -> None:

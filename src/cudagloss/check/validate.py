@@ -218,16 +218,17 @@ def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterato
             continue
         record = measurements.get(experiment)
         for run in record.runs if record else []:
-            if run.stale:
-                yield replace(
-                    _d(
-                        t,
-                        where,
-                        f"'{experiment}' on node '{run.node}' was made by an older recipe or summary ({run.good_path})",
-                        f"run `{verify_command(experiment)}` on a GPU node and commit the new file",
-                    ),
-                    warning=True,
+            if not run.stale:
+                continue
+            if run.rederivable:
+                message = f"'{experiment}' on node '{run.node}' was summarised by older code ({run.good_path})"
+                hint = "its raw samples are kept: run `make rederive` (no GPU needed) and commit the rewritten files"
+            else:
+                message = (
+                    f"'{experiment}' on node '{run.node}' was made by an older recipe or summary ({run.good_path})"
                 )
+                hint = f"run `{verify_command(experiment)}` on a GPU node and commit the new file"
+            yield replace(_d(t, where, message, hint), warning=True)
         names = record.result_names() if record else []
         for j, name in enumerate(citation.results):
             if names and name not in names:

@@ -17,7 +17,7 @@ from pathlib import Path
 from cudagloss.errors import Diagnostic, GlossaryError, UsageError, display_path
 from cudagloss.files.inside import first_link
 from cudagloss.model.cards import Seen, card_of, conflicts, run_stamp
-from cudagloss.model.keys import made_the_same_way
+from cudagloss.model.keys import made_the_same_way, only_summary_moved
 from cudagloss.model.measurement import (
     HINT,
     ExperimentInfo,
@@ -233,6 +233,7 @@ def _node_run(
         good_shown if good else "",
         failed,
         stale,
+        rederivable=bool(stale and good and info and good.raw is not None and only_summary_moved(good, info)),
         earlier=tuple(m for m, _ in earlier),
         earlier_paths=tuple(shown for _, shown in earlier),
         failed_path=failed_shown if failed else "",

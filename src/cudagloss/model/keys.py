@@ -37,6 +37,12 @@ def made_the_same_way(a: Keyed, b: Keyed) -> bool:
     return a.code_hash == b.code_hash
 
 
+def only_summary_moved(made: Keyed, now: Keyed) -> bool:
+    """Whether a file made by the same recipe was summarised by other code than now's: its
+    results can be derived again from its raw samples, with no GPU."""
+    return bool(made.recipe) and made.recipe == now.recipe and made.summary != now.summary
+
+
 def _is_docstring(node: object) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 

@@ -40,6 +40,7 @@ from cudagloss.text.strictjson import JsonProblem, line_col, parse
 __all__ = [
     "FORMAT_VERSION",
     "HINT",
+    "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "Drift",
     "ExperimentInfo",
@@ -160,6 +161,9 @@ class Measurement:
     older than format 4, which go stale by code_hash instead."""
     summary: str = ""
     """Hash of the code that turned the raw samples into these results."""
+    raw: dict[str, Any] | None = None
+    """What run() handed summarise(), as model.raw wrote it: the results derive from it again on
+    the CPU when only the summary changed (make rederive). None where the run kept none."""
 
     @property
     def format_version(self) -> int:
@@ -193,7 +197,7 @@ class Measurement:
                     del result[key]
         if not self.drift:
             del data["drift"]
-        for key in ("recipe", "summary"):
+        for key in ("recipe", "summary", "raw"):
             if not data[key]:
                 del data[key]
         data["format_version"] = self.format_version
@@ -227,6 +231,7 @@ def parse_measurement(text: str, shown: str) -> Measurement:
         drift=[Drift(**d) for d in fields["drift"]],
         recipe=fields.get("recipe") or "",
         summary=fields.get("summary") or "",
+        raw=fields.get("raw"),
     )
 
 

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from cudagloss.model.limits import EXPERIMENT_ID_MAX, NAME_MAX, RESULTS_MAX
+from cudagloss.model.raw import raw_field
 from cudagloss.model.refs import EXPERIMENT_ID, RESULT_NAME
 from cudagloss.model.units import unit_problem
 from cudagloss.model.value_checks import MISSING, PROVENANCE_KEY, Checker, Issue, kind, shown
@@ -45,8 +46,9 @@ METHOD_LABELS = {
 }
 """The same, as a page's short column label."""
 MAX_FILE_BYTES = 5 * 1024 * 1024
-MAX_DEPTH = 8
-"""The format nests four deep (file, results, one result, its samples)."""
+MAX_DEPTH = 24
+"""The format nests four deep (file, results, one result, its samples); a run's raw samples
+(model.raw) nest as the experiment's own values do, tags included."""
 MAX_VALUES = 500_000
 LABEL_MAX = 200
 """Names, units, gate names and provenance text."""
@@ -115,7 +117,8 @@ def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[d
         return None, [Issue(0, message, "update cudagloss, or re-run the experiment with `make verify`")]
     c.issues += [Issue(offset, f"key {shown(key)} appears twice in one object") for offset, key in duplicates]
     v2, v4 = version >= 2, version >= 4
-    c.fields(data, (), _TOP + ("drift",) * v2 + _KEYS * v4, tuple(k for k in _TOP if k != "error") + _KEYS * v4)
+    allowed = _TOP + ("drift",) * v2 + (*_KEYS, "raw") * v4
+    c.fields(data, (), allowed, tuple(k for k in _TOP if k != "error") + _KEYS * v4)
     provenance = _provenance(c, data.get("provenance", MISSING))
     out: dict[str, Any] = {
         "experiment": c.name(
@@ -138,6 +141,7 @@ def check(data: Any, where: Where, duplicates: list[tuple[int, str]]) -> tuple[d
         "results": _results(c, data.get("results", MISSING), version, recorded_day(provenance)),
         "error": None if data.get("error") is None else c.text(data["error"], ("error",), TEXT_MAX, multiline=True),
         "drift": _drift(c, data.get("drift", []), provenance) if v2 else [],
+        "raw": raw_field(c, data["raw"]) if v4 and "raw" in data else None,
     }
     if out["status"] is not None and out["status"] not in STATUSES:
         c.fail(("status",), f"{shown(out['status'])} is not one of {', '.join(STATUSES)}")

@@ -37,6 +37,8 @@ class NodeRun:
     good_path: str = ""
     failed: Measurement | None = None
     stale: bool = False
+    rederivable: bool = False
+    """Stale only by its summary, with the raw samples to derive it again on the CPU (make rederive)."""
     earlier: tuple[Measurement, ...] = ()
     earlier_paths: tuple[str, ...] = ()
     failed_path: str = ""
