@@ -26,6 +26,9 @@ from typing import Any
 from cudagloss.model.measurement import Result
 from verifier.experiment import ROOT, Outcome
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 TIMEOUT_S = 300
 NCU_PATHS = ("/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/ncu")
 
