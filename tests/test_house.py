@@ -35,6 +35,7 @@ VERIFIER_IMPORTS = (
     "verifier.gpu",
     "verifier.settle",
     "verifier.cachedir",
+    "verifier.profile_cli",
     "cudagloss",
     "cudagloss.boundary",
     "cudagloss.model.measurement",

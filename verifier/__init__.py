@@ -11,4 +11,5 @@ which packages; tests/test_house.py imports it with every other package refused)
     kernels/      kernels the experiments share, with their fresh-process steps
     spawn.py      fresh processes for steps (fork from a zygote, or exec); worker.py runs one
     cuda.py       NVRTC and the driver API through cuda-bindings; provenance.py, cachedir.py
+    recipe.py     the keys a measurement goes stale by; rekey.py migrates them when a rule changes
 """

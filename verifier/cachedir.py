@@ -10,6 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 INDEX = "index"
 
 

@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 
 class CudaError(RuntimeError):
     def __init__(self, call: str, name: str, code: int, message: str, log: str = "") -> None:

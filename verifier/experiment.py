@@ -10,6 +10,9 @@ from typing import Any
 from cudagloss.model.measurement import Gate, Result
 from verifier.timing import agreement
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -46,6 +46,9 @@ from verifier.timing import (
     stop_reason,
 )
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 PROBE_WORDS = 8
 PROBE_SOURCE = r"""
 // Included by kernels that time themselves. Word 0: the earliest block start (%globaltimer ns),

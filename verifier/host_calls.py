@@ -20,6 +20,9 @@ from typing import Any
 
 from verifier.cuda import CudaError, Device, check
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 BATCHES = 15
 CALLS = {"version": 2000, "sync": 1000, "alloc": 100, "launch": 500}
 """Calls per batch: a batch lasts about a millisecond or more, so perf_counter's resolution is

@@ -11,6 +11,9 @@ from typing import Any
 from verifier.gpu import PROBE_SOURCE
 from verifier.sm_rate import BLOCK_TIMER_SOURCE
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 LAT_UNROLL, LAT_ITERS, SEGMENTS = 256, 32, 8
 A, B = 0.99999, 1e-5
 """x -> x·A + B shrinks x - 1 by A per step: every step still shows at the end of the chain."""

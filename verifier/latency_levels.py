@@ -24,6 +24,9 @@ from typing import Any
 from cudagloss.model.measurement import Result
 from verifier.experiment import Outcome, clock_result
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 IN_KERNEL = "in-kernel"
 JOIN = 0.08

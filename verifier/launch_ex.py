@@ -27,6 +27,9 @@ from typing import Any
 
 from verifier.cuda import CudaError, check
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 TENSOR_MAP_BYTES = 128
 """sizeof(CUtensorMap): 16 opaque 64-bit words."""
 ALIGN = 128

@@ -14,6 +14,9 @@ from cudagloss.model.measurement import Result
 from verifier.experiment import Outcome
 from verifier.profile import launches
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 L1_HIT, L2_HIT, DRAM_READ = "l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct", "dram__bytes_read.sum"
 METRICS = (L1_HIT, L2_HIT, DRAM_READ)
 

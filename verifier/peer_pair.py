@@ -15,6 +15,9 @@ from typing import Any
 
 from verifier.cuda import CudaError, Device, check
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 SIZES = (4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 20)
 KINDS = ("peer", "staged")
 MAX_SAMPLES, MAX_MS, WARMUP = 40, 400.0, 2

@@ -16,6 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 NEEDED = 2
 """GPUs a peer experiment needs to measure anything about a pair."""
 

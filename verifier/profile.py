@@ -8,7 +8,7 @@ counters asked for, per launch in launch order. Where ncu is not there or cannot
 counters (no permission, a sandboxed runtime), the reason comes back instead, and the page says
 "not cross-checked".
 
-    python3 -m verifier.profile <experiment-id>    (what ncu runs)
+    python3 -m verifier.profile_cli <experiment-id>    (what ncu runs: verifier/profile_cli.py)
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.experiment import ROOT, Outcome
+
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
 
 TIMEOUT_S = 300
 NCU_PATHS = ("/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/ncu")
@@ -71,7 +74,7 @@ def counters(experiment: str, metrics: Sequence[str]) -> list[Launch] | str:
         "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
     command = [exe, "--clock-control", "none", "--csv", "--print-units", "base", "--metrics", ",".join(metrics)]
-    command += [sys.executable, "-m", "verifier.profile", experiment]
+    command += [sys.executable, "-m", "verifier.profile_cli", experiment]
     try:
         run = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, cwd=ROOT, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
@@ -95,20 +98,3 @@ def launches(outcome: Outcome, counters: Any, expected: int, what: str, gate: st
     if not outcome.gate(gate, len(counters) == expected, f"{len(counters)} for {expected} cases"):
         return None
     return [found for _, found in counters]
-
-
-def main(argv: list[str]) -> int:
-    """Run one experiment's profile() on the first GPU (what ncu starts)."""
-    from verifier.cuda import Device
-    from verifier.registry import EXPERIMENTS
-
-    module = next((m for m in EXPERIMENTS if argv[0] == m.ID), None) if argv else None
-    if module is None or not hasattr(module, "profile"):
-        print(f"verifier.profile: no experiment with a profile(): {argv!r}", file=sys.stderr)
-        return 2
-    module.profile(Device())
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cudagloss.model.keys import code_hash
+from cudagloss.model.keys import canonical_source, code_hash
 from verifier.anatomy import kernels, spawned_step
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,9 +158,19 @@ def _parsed(stamp: tuple[str, int, int]) -> ast.Module:
     return ast.parse(Path(stamp[0]).read_text(encoding="utf-8"))
 
 
+def declares_version(node: ast.stmt) -> bool:
+    """Whether node is a module's `VERSION = ...` (or `VERSION: int = ...`)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return any(isinstance(t, ast.Name) and t.id == "VERSION" for t in targets)
+
+
 @functools.lru_cache(maxsize=256)
 def _hashed(stamp: tuple[str, int, int]) -> str:
-    return code_hash([Path(stamp[0])])
+    """A summary-side module's code hash, less its VERSION: that belongs to the recipe key (a
+    summary never reads it), so declaring or bumping it does not move the summary key."""
+    path = Path(stamp[0])
+    kept = ast.Module(body=[n for n in _parsed(stamp).body if not declares_version(n)], type_ignores=[])
+    return code_hash([path], {path: canonical_source(kept)})
 
 
 def _tree(module: ModuleType) -> ast.Module:
@@ -221,7 +231,7 @@ def recipe_key(module: ModuleType) -> str:
 def summary_payload(module: ModuleType) -> dict[str, Any]:
     """What the summary key hashes: the syntax tree of summarise and every module function it
     reaches (comments and docstrings apart), the constants it reads, and the code of each verifier
-    module it imports from (whole: a summary helper is pure code, and small)."""
+    module it imports from (whole but for its VERSION, the recipe's: a summary helper is pure code, and small)."""
     tree = _tree(module)
     side = reach(tree, SUMMARY_ROOTS)
     functions = _module_functions(tree)

@@ -19,6 +19,9 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 TIMEOUT_S = 60
 BEFORE, AFTER = 4, 8
 """Instructions kept around the first one of interest: enough to see the loop it sits in."""

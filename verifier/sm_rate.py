@@ -20,6 +20,9 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 BLOCK_TIMER_SOURCE = r"""
 // Included by kernels that time their block in SM cycles. blocks[2 * blockIdx.x]: clock64 cycles
 // from the barrier before the timed loop to the barrier after it; blocks[2 * blockIdx.x + 1]: %smid.

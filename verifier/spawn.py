@@ -16,6 +16,9 @@ from typing import Any
 
 from verifier.experiment import ROOT
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 
 class StepFailed(RuntimeError):
     """A fresh-process step that crashed or printed no result."""

@@ -17,6 +17,9 @@ from typing import Any
 
 from verifier.provenance import gpu_state, nvml_handle
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 WARM_S = 0.5
 """Seconds of the work run before sampling (the clock settles under the power cap in this time)."""
 LOADED_S = 0.3

@@ -11,6 +11,9 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 TARGET_SPREAD = 0.01
 """Stop once stdev / mean of the samples is under 1%..."""
 MIN_SAMPLES, MAX_SAMPLES = 10, 200

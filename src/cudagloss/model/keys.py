@@ -60,6 +60,12 @@ def _canonical(node: object) -> str:
     return repr(node)
 
 
+def canonical_source(tree: ast.AST) -> bytes:
+    """A Python file's syntax tree as code_hash hashes it (read: for a tree already parsed, or
+    parsed and then trimmed, as the summary key trims a module's VERSION)."""
+    return _canonical(tree).encode()
+
+
 def code_hash(paths: Iterable[Path], read: dict[Path, bytes] | None = None) -> str:
     """sha256 over the given files, in the order given: each one's name, then a Python
     file's syntax tree (so a comment, docstring or formatting edit keeps the hash and the
