@@ -10,12 +10,14 @@ keeps no raw samples.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from cudagloss.model.measurement import Measurement, MeasurementError, parse_measurement
 from cudagloss.model.raw import RawError, call
 
 RUNNER_GATES = ("the user's own JIT cache was not touched",)
@@ -57,3 +59,16 @@ def keeping(module: ModuleType) -> Iterator[Kept]:
         yield kept
     finally:
         module.summarise = original  # type: ignore[attr-defined]
+
+
+def fitting(m: Measurement, say: Callable[[str], object]) -> Measurement:
+    """m, or m without its raw samples where with them the file would be refused (too large,
+    too many values): a run's results are never lost for the samples kept beside them."""
+    if m.raw is None:
+        return m
+    try:
+        parse_measurement(m.to_json(), f"{m.experiment}/{m.node}.json")
+    except MeasurementError as exc:
+        say(f"    no raw samples kept: with them the file would be refused ({exc.diagnostics[0].message:.200})")
+        return dataclasses.replace(m, raw=None)
+    return m

@@ -29,7 +29,7 @@ from cudagloss.model.measurement_rules import is_node_name
 from verifier import cachedir
 from verifier.cuda import CudaError, Device
 from verifier.experiment import ROOT
-from verifier.rawcall import RUNNER_GATES, keeping
+from verifier.rawcall import RUNNER_GATES, fitting, keeping
 from verifier.recipe import recipe_key, summary_key
 from verifier.registry import EXPERIMENTS, experiment_hash
 from verifier.rerun import Rerun, report_json
@@ -166,6 +166,7 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         )
         if kept.problem and hasattr(module, "summarise"):
             say(f"    no raw samples kept: {kept.problem}")
+        measurement = fitting(measurement, say)
         rerun = settle(measurement, Path(args.out), say, terms)
         if rerun is None:
             failed += 1

@@ -198,3 +198,15 @@ def test_the_runner_keeps_what_run_handed_summarise_and_puts_summarise_back() ->
     with keeping(module) as kept, pytest.raises(KeyError):  # the summary still runs, and fails as it would
         module.run()
     assert kept.raw is None and "cannot be kept" in kept.problem and module.summarise is original
+
+
+def test_raw_samples_that_would_make_the_file_refused_are_dropped_not_the_run() -> None:
+    from verifier.rawcall import fitting
+
+    said: list[str] = []
+    small = summarised(raw=True)
+    assert fitting(small, said.append) is small and said == []
+    huge = dataclasses.replace(small, raw={"args": [[1.2345678912345] * 390_000], "kwargs": {}})
+    kept = fitting(huge, said.append)
+    assert kept.raw is None and kept.results == small.results and "would be refused" in said[0]
+    parse_measurement(kept.to_json(), "kept.json")
