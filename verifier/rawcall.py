@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from cudagloss.model.measurement import Measurement, MeasurementError, parse_measurement
+from cudagloss.model.measurement import Measurement, MeasurementError, readable
 from cudagloss.model.raw import RawError, call
 
 RUNNER_GATES = ("the user's own JIT cache was not touched",)
@@ -67,7 +67,7 @@ def fitting(m: Measurement, say: Callable[[str], object]) -> Measurement:
     if m.raw is None:
         return m
     try:
-        parse_measurement(m.to_json(), f"{m.experiment}/{m.node}.json")
+        readable(m.to_json(), f"{m.experiment}/{m.node}.json")
     except MeasurementError as exc:
         say(f"    no raw samples kept: with them the file would be refused ({exc.diagnostics[0].message:.200})")
         return dataclasses.replace(m, raw=None)

@@ -30,7 +30,7 @@ from cudagloss.files.atomic import write_text_atomic
 from cudagloss.files.inside import first_link
 from cudagloss.load.measurements import load_measurements
 from cudagloss.merge.guard import Undo
-from cudagloss.model.measurement import Gate, Measurement, Result, parse_measurement
+from cudagloss.model.measurement import Gate, Measurement, MeasurementError, Result, readable
 from cudagloss.model.raw import RawError, arguments
 from verifier.experiment import ROOT
 from verifier.rawcall import RUNNER_GATES
@@ -129,7 +129,10 @@ def _node(module: ModuleType, run: Any, summary: str, folder: Path) -> tuple[str
             continue
         new = derive(module, m, summary, shown)
         text = new.to_json()
-        parse_measurement(text, shown)  # what the site will read back
+        try:
+            readable(text, shown)  # what the site will read back
+        except MeasurementError as exc:
+            raise Refused(f"{shown}: the derived file would be refused: {exc.message}") from None
         derived.append(Derived(path, text, verdicts(m.results, new.results)))
     return run.good_path, derived, dropped
 

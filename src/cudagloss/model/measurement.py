@@ -235,6 +235,15 @@ def parse_measurement(text: str, shown: str) -> Measurement:
     )
 
 
+def readable(text: str, shown: str) -> Measurement:
+    """text parsed as the site will read it back from a file: its size included."""
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        raise MeasurementError.one(
+            shown, f"would be larger than {MAX_FILE_BYTES:,} bytes, the limit for a measurement file"
+        )
+    return parse_measurement(text, shown)
+
+
 def read_measurement_text(path: Path, shown: str) -> str:
     """A measurement file's text, refusing what no run of make verify writes: a link, anything
     but a regular file, more than MAX_FILE_BYTES, bytes that are not UTF-8, a byte-order mark."""
@@ -278,7 +287,7 @@ def record(measurement: Measurement, folder: Path) -> Path:
         measurement = dataclasses.replace(measurement, error=fit_text(measurement.error, TEXT_MAX))
     text = measurement.to_json()
     escaped = [ascii(name)[1:-1] for name in (measurement.experiment, measurement.node)]
-    parse_measurement(text, measurement_path(folder, *escaped, failed=measurement.status != "ok").as_posix())
+    readable(text, measurement_path(folder, *escaped, failed=measurement.status != "ok").as_posix())
     good = measurement_path(folder, measurement.experiment, measurement.node)
     bad = measurement_path(folder, measurement.experiment, measurement.node, failed=True)
     for path in (good, bad):  # a committed link there would be written (or removed) through
