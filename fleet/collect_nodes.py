@@ -12,8 +12,8 @@ refuse (a stale run, a bad file, one node from two folders) still refuses everyt
 The report is Markdown (the verify workflow's pull request body and its step summary): how
 many experiments had GPU times move under an unchanged recipe (issue 40: an undeclared method
 change, or the environment's), the nodes left out, then collect's own report and messages
-verbatim in a code block. Exit codes: collect's (0 merged,
-1 refused), 1 when no folder could be merged, 2 usage.
+verbatim in a code block. Exit codes: collect's (0 merged, 1 refused), 1 when no folder could
+be merged, 2 usage.
 """
 
 from __future__ import annotations
