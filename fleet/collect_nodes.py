@@ -9,9 +9,11 @@ results. So a node folder holding a failed run (<node>.failed.json) is left out 
 in the report with its failed experiments, and the others are merged; every other reason to
 refuse (a stale run, a bad file, one node from two folders) still refuses everything.
 
-The report is Markdown (the verify workflow's pull request body): the nodes left out, then
-collect's own report and messages verbatim in a code block. Exit codes: collect's (0 merged,
-1 refused), 1 when no folder could be merged, 2 usage.
+The report is Markdown (the verify workflow's pull request body and its step summary): how
+many experiments had GPU times move under an unchanged recipe (issue 40: an undeclared method
+change, or the environment's), the nodes left out, then collect's own report and messages
+verbatim in a code block. Exit codes: collect's (0 merged, 1 refused), 1 when no folder could
+be merged, 2 usage.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 60_000  # GitHub refuses a pull request body over 65,536 characters
+METHOD_MARK = "undeclared method change?"
+ENVIRONMENT_MARK = "environment changed?"
+"""How collect's per-experiment lines start (cudagloss.merge.undeclared; a test holds them equal):
+this script runs with any python3, so it counts collect's text rather than importing it."""
 
 
 def fenced(text: str) -> str:
@@ -48,9 +54,26 @@ def split(nodes: Path) -> tuple[list[Path], list[str]]:
     return take, left
 
 
+def undeclared(output: str) -> str | None:
+    """A sentence counting collect's undeclared-method and environment lines; None without any."""
+    lines = [line.strip() for line in output.splitlines()]
+    method = sum(line.startswith(METHOD_MARK) for line in lines)
+    environment = sum(line.startswith(ENVIRONMENT_MARK) for line in lines)
+    if not method + environment:
+        return None
+    return (
+        f"GPU-timed results moved under an unchanged recipe in {method + environment} experiment(s): "
+        f"{method} an undeclared method change? (bump METHOD or VERSION if the code changed how it measures), "
+        f"{environment} with the environment changed. Their lines below start '{METHOD_MARK}' or "
+        f"'{ENVIRONMENT_MARK}'.\n"
+    )
+
+
 def report(heading: str, left: list[str], output: str) -> str:
     """The Markdown body, cut to what GitHub takes (the whole one stays in the artifact)."""
     parts = [heading.strip() + "\n"]
+    if moved := undeclared(output):
+        parts.append(moved)
     if left:
         parts.append("Left out (a failed gate or a crash; the node's artifact and job log say which):\n")
         parts.append(fenced("\n".join(left)))

@@ -23,6 +23,7 @@ from typing import Any
 
 from cudagloss.errors import Diagnostic, ExitCode, GlossaryError, UsageError, complain
 from cudagloss.files.atomic import write_text_atomic
+from cudagloss.merge.undeclared import summary
 from cudagloss.model.compare import RULE
 from cudagloss.model.measurement import Measurement
 from cudagloss.model.measurement_rules import is_node_name
@@ -177,6 +178,8 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         failed += not passed(measurement, rerun)
     total = time.perf_counter() - started_all
     say(f"timings compared by {RULE}")
+    if moved := summary(r.undeclared for r in reruns):
+        say(moved)
     say(f"{len(chosen) - failed} of {len(chosen)} experiments passed in {total:.1f} s")
     if args.format == "json":
         print(report_json(reruns), flush=True)

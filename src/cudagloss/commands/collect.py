@@ -3,8 +3,9 @@
 The folders come from CI artifacts, a cluster's shared storage or a rented machine; each is
 checked (cudagloss.merge.collect) and a single refused file refuses the merge. The report
 says, per node and experiment, what the merge changes against the committed files: SAME,
-CHANGED, FASTER, SLOWER (the rule of cudagloss.model.compare), environment drift, and which
-runs wait beside the committed file for review (<node>.json.new). A node name names one card:
+CHANGED, FASTER, SLOWER (the rule of cudagloss.model.compare), environment drift, GPU times
+that moved under an unchanged recipe (merge.undeclared), and which runs wait beside the
+committed file for review (<node>.json.new). A node name names one card:
 `--rename NEW=NAME` merges a folder's node NEW as NAME (a committed card's re-run that came
 back under a new name); a re-run keeps the run it replaces as an earlier run (merge.runs).
 """
@@ -23,6 +24,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     from cudagloss.load.catalog import load_catalog
     from cudagloss.merge.collect import apply, plan
     from cudagloss.merge.guard import merge_links
+    from cudagloss.merge.undeclared import counts, summary
     from cudagloss.model.compare import RULE
 
     root = args.project.root
@@ -46,6 +48,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             "timing_rule": RULE,
             "dry_run": args.dry_run,
             "nodes": found.nodes,
+            "undeclared": counts(rerun.undeclared for _, rerun in found.runs),
             "experiments": [rerun.to_dict() for _, rerun in found.runs],
             "review": [display_path(p) for p in review],
         }
@@ -61,6 +64,8 @@ def run(args: argparse.Namespace) -> ExitCode:
                 print(f"  {incoming.measurement.experiment}")
                 print("\n".join(rerun.lines()))
         print(f"timings compared by {RULE}")
+        if moved := summary(rerun.undeclared for _, rerun in found.runs):
+            print(moved)
         verb = "would merge" if args.dry_run else "merged"
         print(f"{verb} {len(found.runs)} runs from {len(found.nodes)} nodes into {display_path(into)}", file=sys.stderr)
         for path in review:

@@ -7,6 +7,8 @@ from samples (a min, a max, a ratio of medians) is DERIVED: shown, not tested, a
 it; a value recorded as information (method 'info') is INFO, shown and never CHANGED.
 Results added or removed are listed, and so is every change in the node's environment
 (GPU, driver, CUDA, NVRTC, cuda-python): a value that drifted with it is then explained.
+A GPU time that moved though the recipe did not is named as an undeclared method change, or
+as the environment's doing where it drifted (merge.undeclared): a report, not a failure.
 
 A CHANGED discrete value fails the run, and the new file is written beside the committed one
 as <node>.json.new for review, never over it (the site reads only names ending in .json).
@@ -27,6 +29,7 @@ from cudagloss.errors import UsageError
 from cudagloss.files.atomic import WriteFailed, write_text_atomic
 from cudagloss.files.inside import refuse_links
 from cudagloss.merge.runs import keep_previous, prune
+from cudagloss.merge.undeclared import Undeclared, counts, undeclared
 from cudagloss.model.cards import UNKNOWN, card_of
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings, is_rate
 from cudagloss.model.measurement import (
@@ -90,6 +93,8 @@ class Rerun:
     """Terms' claims that do not hold on this node with the new run (verifier/claims.py)."""
     claims_judged: bool = False
     """Whether the terms' claims were judged at all (they need PyYAML to be read)."""
+    undeclared: Undeclared | None = None
+    """GPU times that moved under an unchanged recipe (merge.undeclared, issue 40)."""
 
     @property
     def changed(self) -> bool:
@@ -103,6 +108,7 @@ class Rerun:
     def to_dict(self) -> dict[str, Any]:
         report = asdict(replace(self, previous=None))
         del report["previous"]
+        report["undeclared"] = self.undeclared.to_dict() if self.undeclared else None
         return {**report, "first_run": self.compared_with is None, "changed": self.changed}
 
     def lines(self) -> list[str]:
@@ -114,7 +120,8 @@ class Rerun:
             return [f"    not compared: {self.compared_with} cannot be read ({self.unreadable})", *claims]
         out = [f"    compared with {self.compared_with}:"]
         out += [f"      environment  {e['name']} {e['old']} -> {e['new']}" for e in self.environment]
-        return out + [f"      {row.verdict:<8} {row.name} {_describe(row)}".rstrip() for row in self.rows] + claims
+        out += [f"      {row.verdict:<8} {row.name} {_describe(row)}".rstrip() for row in self.rows]
+        return out + ([f"    {self.undeclared.line()}"] if self.undeclared else []) + claims
 
 
 def _show(value: Value, unit: str) -> str:
@@ -204,7 +211,8 @@ def compare(old: Measurement, new: Measurement, compared_with: str) -> Rerun:
         for r in new.results
     ]
     rows += [Row(r.name, "REMOVED", old=r.value, unit=r.unit) for r in old.results if new.result(r.name) is None]
-    return Rerun(new.experiment, new.node, compared_with, environment, rows, previous=old)
+    moved = undeclared(old, new, rows, (str(e["name"]) for e in environment))
+    return Rerun(new.experiment, new.node, compared_with, environment, rows, previous=old, undeclared=moved)
 
 
 def against_committed(new: Measurement, folder: Path) -> Rerun:
@@ -277,4 +285,9 @@ def write(new: Measurement, folder: Path, rerun: Rerun) -> Path:
 
 def report_json(reruns: list[Rerun]) -> str:
     """`make verify ARGS="--format json"`: every experiment's report and the rule its timings were judged by."""
-    return json.dumps({"timing_rule": RULE, "experiments": [r.to_dict() for r in reruns]}, indent=2, ensure_ascii=False)
+    report = {
+        "timing_rule": RULE,
+        "undeclared": counts(r.undeclared for r in reruns),
+        "experiments": [r.to_dict() for r in reruns],
+    }
+    return json.dumps(report, indent=2, ensure_ascii=False)
