@@ -30,7 +30,7 @@ from cudagloss.files.inside import read_links_in, refuse_read_links
 from cudagloss.load.project import load_project
 from cudagloss.model.project import CONFIG, Project
 from verifier.experiment import ROOT
-from verifier.registry import EXPERIMENTS
+from verifier.registry import CONTRACTS
 from verifier.runner import choose, cited_experiments, run_all
 
 PROG = "make verify"
@@ -87,9 +87,9 @@ def _main(argv: list[str] | None) -> int:
             cited: list[str] | None = cited_experiments(Path(args.terms))
         except (GlossaryError, UsageError):  # the list is still worth showing, without the marks
             cited = None
-        for module in EXPERIMENTS:
-            mark = "" if cited is None or module.ID in cited else "  (cited by no term)"
-            print(f"{module.ID:<20} {module.PURPOSE}{mark}")
+        for experiment in CONTRACTS:
+            mark = "" if cited is None or experiment.id in cited else "  (cited by no term)"
+            print(f"{experiment.id:<20} {experiment.purpose}{mark}")
         return ExitCode.OK
     chosen = choose(args)
     if not chosen:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifier import compiled
+
 VERSION = 1
 """Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
 
@@ -80,6 +82,7 @@ class Compiled:
 
 def compile_source(source: str, name: str, arch: str, extra: tuple[str, ...] = ()) -> Compiled:
     """Compile CUDA C++ with NVRTC for arch ('compute_75' gives PTX, 'sm_90' a cubin)."""
+    compiled.note(source)  # the contract checks what a run compiled against what it declares
     nvrtc = _nvrtc()
     prog = check("nvrtcCreateProgram", nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []))
     try:

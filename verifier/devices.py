@@ -61,9 +61,9 @@ Run = tuple[str, dict[str, str], list[str]]
 
 def host_wide() -> list[str]:
     """The experiments that measure a host's cards together (HOST_WIDE in their module)."""
-    from verifier.registry import EXPERIMENTS
+    from verifier.registry import CONTRACTS
 
-    return [m.ID for m in EXPERIMENTS if getattr(m, "HOST_WIDE", False)]
+    return [e.id for e in CONTRACTS if e.host_wide]
 
 
 def plan(

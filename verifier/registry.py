@@ -12,7 +12,8 @@ from types import ModuleType
 
 from cudagloss.model.keys import code_hash
 from cudagloss.model.measurement import ExperimentInfo
-from verifier.anatomy import Helpers, kernels
+from verifier.anatomy import Helpers
+from verifier.contract import Experiment
 from verifier.experiment import ROOT
 from verifier.experiments import (
     arch_matrix,
@@ -46,7 +47,6 @@ from verifier.experiments import (
     tensor_core,
     warp_divergence,
 )
-from verifier.recipe import recipe_key, summary_key
 
 EXPERIMENTS: list[ModuleType] = [
     ptx_jit,
@@ -80,6 +80,10 @@ EXPERIMENTS: list[ModuleType] = [
     roofline,
     latency_hiding,
 ]
+CONTRACTS: tuple[Experiment, ...] = tuple(Experiment.from_module(m) for m in EXPERIMENTS)
+"""Every experiment as its checked contract (verifier/contract.py), in EXPERIMENTS' order: a module
+that lacks what an experiment needs stops the import here, named. EXPERIMENTS stays the modules,
+as verifier/replay.py reads older checkouts and the keys are computed (recipe.py)."""
 SHARED = [
     "runner.py",
     "spawn.py",
@@ -107,14 +111,15 @@ def catalog() -> list[ExperimentInfo]:
     helpers, read = Helpers(), dict[Path, bytes]()
     return [
         ExperimentInfo(
-            id=m.ID,
-            purpose=m.PURPOSE,
-            code_hash=experiment_hash(m, read),
-            source=Path(str(m.__file__)).resolve().relative_to(ROOT).as_posix(),
-            kernels=kernels(m, ROOT),
-            api_calls=helpers.api_calls(m),
-            recipe=recipe_key(m),
-            summary=summary_key(m),
+            id=e.id,
+            purpose=e.purpose,
+            code_hash=experiment_hash(e.module, read),
+            source=Path(str(e.module.__file__)).resolve().relative_to(ROOT).as_posix(),
+            kernels=e.kernels(),
+            api_calls=helpers.api_calls(e.module),
+            recipe=keys[0],
+            summary=keys[1],
         )
-        for m in EXPERIMENTS
+        for e in CONTRACTS
+        for keys in [e.keys()]
     ]

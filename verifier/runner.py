@@ -28,6 +28,7 @@ from cudagloss.model.compare import RULE
 from cudagloss.model.measurement import Measurement
 from cudagloss.model.measurement_rules import is_node_name
 from verifier import cachedir
+from verifier.contract import run_checked
 from verifier.cuda import CudaError, Device
 from verifier.experiment import ROOT
 from verifier.rawcall import RUNNER_GATES, fitting, keeping
@@ -135,7 +136,7 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix=f"verify-{module.ID}-") as tmp:
             try:
                 with keeping(module) as kept:
-                    outcome = module.run(device, args.repeats, Path(tmp))
+                    outcome = run_checked(module, device, args.repeats, Path(tmp))  # fails a compile undeclared
             except Exception as exc:
                 outcome, error = None, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
                 say(f"    crashed: {type(exc).__name__}: {exc}")

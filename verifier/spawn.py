@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any
 
+from verifier import compiled
 from verifier.experiment import ROOT
 
 VERSION = 1
@@ -89,6 +90,7 @@ def spawn(module: str, step: str, args: dict[str, Any], env: dict[str, str], tim
     begun = time.time()
     result = (_exec if SPAWN == "exec" else _fork)(module, step, args, env, timeout)
     ended = time.time()
+    compiled.noted(*result.pop(compiled.KEY, []))  # the child's compiles count as the run's (contract.py)
     phases = {k: result.get(k, 0.0) for k in ("init_s", "compile_s", "load_s", "run_s")}
     LEDGER.append(
         {

@@ -24,6 +24,7 @@ import os  # noqa: E402
 import sys  # noqa: E402
 from typing import Any  # noqa: E402
 
+from verifier import compiled  # noqa: E402
 from verifier.cuda import CudaError  # noqa: E402
 
 PRELOAD = ("numpy", "cuda.bindings.driver", "cuda.bindings.nvrtc")
@@ -38,11 +39,13 @@ def run_step(module: str, step: str, args: dict[str, Any], started_at: float) ->
         importlib.import_module(name)
     fn = getattr(importlib.import_module(f"verifier.{module}"), f"step_{step}")
     t1 = time.perf_counter()
-    try:
-        result = {"ok": True, **fn(args)}
-    except CudaError as exc:
-        result = exc.as_result()
+    with compiled.recording() as sources:
+        try:
+            result = {"ok": True, **fn(args)}
+        except CudaError as exc:
+            result = exc.as_result()
     result.update(started_at=started_at, import_s=t1 - t0, step_s=time.perf_counter() - t1, finished_at=time.time())
+    result[compiled.KEY] = sources  # what the step compiled, for the parent's contract check (spawn.py takes it off)
     return result
 
 

@@ -194,3 +194,7 @@ def case_results(case: str, raw: dict[str, list[Any]]) -> list[Result]:
             f"{label}: was the second load at least {FASTER:g}× faster?",
         ),
     ]
+
+
+summarise = None
+"""No pure summary: run() judges what it saw as it goes (the experiment contract, verifier/contract.py)."""
