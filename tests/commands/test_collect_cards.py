@@ -86,7 +86,8 @@ def test_a_new_name_on_a_committed_card_is_refused_and_rename_merges_it_as_that_
     committed = (repo / "measurements" / "ptx-jit" / "h200-a.json").read_bytes()
     run = cudagloss(repo, "collect", str(folder), "--rename", "h200-new=h200-a")
     assert run.returncode == 0, run.stderr
-    assert "node h200-a (NVIDIA H200), from in/h200-new as node h200-new: 2 experiments" in run.stdout
+    gpu = source("ptx-jit")["provenance"]["gpu_name"]
+    assert f"node h200-a ({gpu}), from in/h200-new as node h200-new: 2 experiments" in run.stdout
     merged = json.loads((repo / "measurements" / "ptx-jit" / "h200-a.json").read_text(encoding="utf-8"))
     assert merged["provenance"]["node"] == "h200-a" and merged["provenance"]["recorded_at"].startswith("2026-11-02")
     assert not list((repo / "measurements").glob("*/h200-new*")), "merged as h200-a, under no other name"
