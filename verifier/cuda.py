@@ -170,6 +170,17 @@ class Device:
         attr = getattr(self.driver.CUdevice_attribute, name)
         return int(check("cuDeviceGetAttribute", self.driver.cuDeviceGetAttribute(attr, self.dev)))
 
+    def sm_facts(self, *, clock: bool = False) -> dict[str, Any]:
+        """The SM count and compute capability ('9.0') the per-SM experiments hand their summary,
+        and the rated SM clock in kHz where asked: read in one place, the same way for each."""
+        major = self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
+        minor = self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
+        facts: dict[str, Any] = {"sm_count": self.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")}
+        facts["cc"] = f"{major}.{minor}"
+        if clock:
+            facts["clock_khz"] = self.attribute("CU_DEVICE_ATTRIBUTE_CLOCK_RATE")
+        return facts
+
     def describe(self) -> dict[str, Any]:
         driver = self.driver
         raw = check("cuDeviceGetName", driver.cuDeviceGetName(256, self.dev))

@@ -79,10 +79,8 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
 
     from verifier.gpu import opened
 
-    sms = device.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
-    major = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
-    minor = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
-    attrs = {"sm_count": sms, "cc": f"{major}.{minor}", "clock_khz": device.attribute("CU_DEVICE_ATTRIBUTE_CLOCK_RATE")}
+    attrs = device.sm_facts(clock=True)
+    sms = attrs["sm_count"]
     grid = sms * WAVES
     threads = grid * BLOCK
     raw: dict[str, Any] = {"threads": threads}

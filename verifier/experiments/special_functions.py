@@ -149,10 +149,8 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     from verifier.sass import disassemble
     from verifier.sm_rate import allow_shared, measure, one_block_shared
 
-    sms = device.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
-    major = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
-    minor = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
-    attrs = {"sm_count": sms, "cc": f"{major}.{minor}"}
+    attrs = device.sm_facts()
+    sms = attrs["sm_count"]
     shared, threads = one_block_shared(device), sms * 32 * WARPS
     raw: dict[str, Any] = {}
     with opened(device) as gpu:

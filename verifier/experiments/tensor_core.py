@@ -130,10 +130,8 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
 
     from verifier.gpu import opened
 
-    sms = device.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
-    major = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
-    minor = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
-    attrs = {"sm_count": sms, "cc": f"{major}.{minor}", "clock_khz": device.attribute("CU_DEVICE_ATTRIBUTE_CLOCK_RATE")}
+    attrs = device.sm_facts(clock=True)
+    sms = attrs["sm_count"]
     rng = np.random.default_rng(26)
     with opened(device) as gpu:
         raw: dict[str, Any] = {"mma_sync": mma_sync.measure(gpu, rng, sms, sustain)}
