@@ -17,8 +17,12 @@ summary drops it (git keeps it); the report names it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -44,6 +48,35 @@ class Derived:
     path: Path
     text: str
     lines: list[str] = field(default_factory=list)
+
+
+SUMMARY_SECONDS = 60
+"""How long one file's summary may take: a committed file arrives in a pull request, and raw
+samples that make a summary loop for ever must cost a line, not the run (the longest takes
+well under a second)."""
+
+
+class OutOfTime(Exception):
+    """A summary that ran past SUMMARY_SECONDS."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int) -> Iterator[None]:
+    """Raise OutOfTime in the block after seconds (the main thread only: elsewhere, no limit)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise OutOfTime(f"it ran past {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 class Refused(Exception):
@@ -73,7 +106,8 @@ def derive(module: ModuleType, m: Measurement, summary: str, shown: str) -> Meas
     except RawError as exc:
         raise Refused(f"{shown}: raw samples unreadable: {exc}") from None
     try:
-        outcome = module.summarise(*args, **kwargs)
+        with time_limit(SUMMARY_SECONDS):
+            outcome = module.summarise(*args, **kwargs)
     except Exception as exc:  # the summary is the code under test here: any failure is its report
         raise Refused(f"{shown}: summarise() raised {type(exc).__name__}: {exc}") from None
     gates = [*outcome.gates, *(g for g in m.gates if g.name in RUNNER_GATES)]

@@ -210,3 +210,15 @@ def test_raw_samples_that_would_make_the_file_refused_are_dropped_not_the_run() 
     kept = fitting(huge, said.append)
     assert kept.raw is None and kept.results == small.results and "would be refused" in said[0]
     parse_measurement(kept.to_json(), "kept.json")
+
+
+def test_a_summary_that_runs_too_long_is_stopped_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    write(tmp_path, summarised(raw=True))
+    monkeypatch.setattr(rederive, "SUMMARY_SECONDS", 1)
+    monkeypatch.setattr(wd, "summarise", lambda raw: time.sleep(30))  # raw samples that make a summary spin
+    started = time.monotonic()
+    todo, left = rederive.plan(tmp_path, None)
+    assert todo == [] and "summarise() raised OutOfTime: it ran past 1 s" in left[0]
+    assert time.monotonic() - started < 20
