@@ -174,7 +174,10 @@ def test_the_site_publishes_the_whole_glossary_as_markdown_and_an_llms_txt(repo_
     anchors = set(re.findall(r'<a id="([^"]+)"></a>', glossary))
     assert set(re.findall(r"\]\(#([^)\s]+)", glossary)) <= anchors
     # Measured values keep their provenance and point at pages the site has.
-    grid = r'\[1,056 blocks\]\(measurements/ptx-jit/#(h[0-9]00-[0-9a-f]{8})-grid "[^"]*NVIDIA H[0-9]00[^"]*?&#40;card \1&#41;'
+    grid = (
+        r"\[1,056 blocks\]\(measurements/ptx-jit/#(h[0-9]00-[0-9a-f]{8})-grid "
+        r'"[^"]*NVIDIA H[0-9]00[^"]*?&#40;card \1&#41;'
+    )
     assert re.search(grid, glossary)
     for target in set(re.findall(r"\]\((measurements/[^)#\s]+|terms/[^)#\s]+)", glossary + llms)):
         assert (repo_site / target / "index.html").is_file(), target
