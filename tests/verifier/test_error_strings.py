@@ -40,13 +40,16 @@ def test_every_runtime_code_has_its_words_and_each_becomes_two_results() -> None
     recordable(outcome, es)
 
 
-def test_a_refused_or_misnamed_code_fails_its_gate() -> None:
+def test_a_code_newer_than_the_driver_is_unknown_and_any_other_refusal_or_name_fails() -> None:
+    newer = driver_fixture() | {99: {"enum": "CUDA_ERROR_NEWER", "name": es.REFUSED, "text": es.REFUSED}}
+    outcome = es.summarise(raw(driver=newer))
+    assert all(g.passed for g in outcome.gates)
+    got = values(outcome)
+    assert got["cu_unknown"] == 1 and got["cu_unknown_codes"] == "CUDA_ERROR_NEWER (99)" and "cu_99_name" not in got
     bad = driver_fixture()
-    bad[1]["text"] = "refused: CUDA_ERROR_INVALID_VALUE"
+    bad[1]["text"] = "refused: CUDA_ERROR_NOT_INITIALIZED"
     bad[0]["name"] = "CUDA_SOMETHING_ELSE"
     gates = {g.name: g for g in es.summarise(raw(driver=bad)).gates}
-    assert not gates["cuGetErrorName and cuGetErrorString answer for every driver code"].passed
-    assert (
-        "CUDA_ERROR_INVALID_VALUE" in gates["cuGetErrorName and cuGetErrorString answer for every driver code"].detail
-    )
+    answered = gates["cuGetErrorName and cuGetErrorString answer every driver code, or refuse it as unknown"]
+    assert not answered.passed and "CUDA_ERROR_INVALID_VALUE" in answered.detail
     assert not gates["cuGetErrorName gives each driver code its enum name"].passed
