@@ -25,6 +25,7 @@ from verifier.experiments import (
     coalescing,
     device_limits,
     distributed_shared_memory,
+    error_strings,
     fp32_throughput,
     host_costs,
     host_transfer,
@@ -79,6 +80,7 @@ EXPERIMENTS: list[ModuleType] = [
     distributed_shared_memory,
     roofline,
     latency_hiding,
+    error_strings,
 ]
 CONTRACTS: tuple[Experiment, ...] = tuple(Experiment.from_module(m) for m in EXPERIMENTS)
 """Every experiment as its checked contract (verifier/contract.py), in EXPERIMENTS' order: a module

@@ -45,12 +45,12 @@ def test_each_gpu_model_is_one_series_and_nodes_of_one_model_are_never_mixed_wit
     measurements = write_fleet(tmp_path / "m", FLEETS["two-models"])
     chart = CHARTS["count"]
     data = resolve_chart(term(chart), measurements, chart)
-    assert [s.label for s in data.series] == ["H100 80GB HBM3", "H200 (2 cards)"]  # models in card order
+    assert [s.label for s in data.series] == ["H100", "H200 (2 cards)"]  # models in card order
     h100 = data.series[0].points[0]
     assert h100.nodes == ("h100-a",) and h100.y == pytest.approx(0.44 * 1.3, rel=1e-3)
     per_node = resolve_chart(term(chart), measurements, replace(chart, per="node"))
     assert [s.label for s in per_node.series] == [
-        "card h100-a (H100 80GB HBM3)",
+        "card h100-a (H100)",
         "card h200-a (H200)",
         "card h200-b (H200)",
     ]

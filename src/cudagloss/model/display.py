@@ -5,6 +5,7 @@ all word values through here, so a value reads the same everywhere."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -105,8 +106,10 @@ def spread(results: Sequence[Result | None], over: str = "card") -> str:
 
 
 def short_gpu(name: str) -> str:
-    """A GPU model as prose names it after a count: 'NVIDIA H200' as 'H200'."""
-    return name.removeprefix("NVIDIA ").strip() or name
+    """A GPU model as prose names it after a count: 'NVIDIA H200' as 'H200', and 'NVIDIA H100 80GB
+    HBM3' as 'H100' ('on 3 H100s', not 'on 3 H100 80GB HBM3s'); the full name stays in the hover."""
+    short = name.removeprefix("NVIDIA ").strip() or name
+    return re.sub(r"\s+\d+\s?GB\b.*$", "", short) or short
 
 
 def agreed(results: Sequence[Result | None], gpu: str) -> str:
@@ -130,7 +133,9 @@ def agreed_at(results: Sequence[Result | None], gpu: str) -> tuple[str, int]:
     )
     if all(type(v) is type(values[0]) and v == values[0] for v in values) and len({r.unit for r in present}) == 1:
         return format_value(present[0]) + missing, first
-    discrete = any(isinstance(v, bool | str | int) for v in values) or len({r.unit for r in present}) > 1
+    # An int with samples, or a clock in MHz (NVML's reading), is measured, not counted: it may differ a little.
+    discrete = any(isinstance(r.value, bool | str) or (isinstance(r.value, int) and not r.samples and r.unit != "MHz")
+                   for r in present) or len({r.unit for r in present}) > 1  # fmt: skip
     if discrete:
         return " / ".join(dict.fromkeys(format_value(r) for r in present)) + " (differs by card)" + missing, first
     ordered = sorted(present, key=lambda r: float(r.value))  # type: ignore[arg-type]
@@ -146,7 +151,18 @@ def agreed_at(results: Sequence[Result | None], gpu: str) -> tuple[str, int]:
         low = number
     elif low[-1:] in ("×", "%") and high[-1:] == low[-1:]:
         low = low[:-1]
-    return f"{low}–{high} on {len(present)} {short_gpu(gpu)}s{missing}", first
+    low_at = next(i for i, r in enumerate(results) if r is ordered[0])  # its row holds the range's low end
+    return f"{low}–{high} on {len(present)} {short_gpu(gpu)}s{missing}", low_at
+
+
+def high_at(results: Sequence[Result | None]) -> int:
+    """The index of the card whose row holds a range's high end (agreed_at gives the low end's)."""
+    present = [(i, r) for i, r in enumerate(results) if r is not None and isinstance(r.value, int | float)]
+    return max(present, key=lambda ir: float(ir[1].value))[0] if present else 0  # type: ignore[arg-type]
+
+
+RANGE = re.compile(r"(?P<low>[^–]+)–(?P<high>.+?)(?P<tail> on \d+ .+)$")
+"""A range as agreed_at words it: low end, high end (with the unit), and the count of cards."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +176,10 @@ class OneNumber:
     varies: bool
     """Other GPU models measured other values: the reader is sent to the table."""
     first: int
-    """The index of the first node whose value the text speaks for (its row is the link)."""
+    """The index of the first node whose value the text speaks for (its row is the link); of a
+    range, the card that holds its low end."""
+    last: int = -1
+    """Of a range, the card that holds its high end (each end links to its own row); else -1."""
 
 
 def one_number(values: Sequence[tuple[str, Result | None]]) -> OneNumber:
@@ -172,5 +191,7 @@ def one_number(values: Sequence[tuple[str, Result | None]]) -> OneNumber:
     reference = min(models, key=lambda gpu: (-models[gpu], gpu))
     same = len({(type(r.value), r.value, r.unit) if r else None for _, r in values}) == 1
     own = list(range(len(values))) if same else [i for i, (gpu, _) in enumerate(values) if gpu == reference]
-    text, at = agreed_at([values[i][1] for i in own], reference)
-    return OneNumber(text, reference, varies=len(models) > 1 and not same, first=own[at])
+    results = [values[i][1] for i in own]
+    text, at = agreed_at(results, reference)
+    last = own[high_at(results)] if RANGE.match(text) and len(own) > 1 else -1
+    return OneNumber(text, reference, varies=len(models) > 1 and not same, first=own[at], last=last)
