@@ -43,7 +43,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check, compile_source
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_result, timed_result
 from verifier.kernels import arith_chains as chains
 from verifier.kernels.arith_chains import BLOCK, CHAINS, ITERS, KINDS, STARTS, UNROLL, WAVES, Kind
 from verifier.sass import disassemble
@@ -151,17 +151,13 @@ def one_kind(
     results = threads * steps_per_thread(kind)
     name, unit, words = TERA.get(n, ("tflops", "TFLOP/s", "2 FLOP per multiply-add"))
     rates = [2 * results / (ms * 1e-3) / 1e12 for ms in data["ms"]]
+    description = (
+        f"achieved {kind.what} rate (median; {words}): {threads} threads × {CHAINS} chains × {ITERS * UNROLL} "
+        f"steps × {kind.lanes} per step, GPU time queued behind a wait kernel after {data['warmup_launches']} "
+        f"warm-up launches; {data.get('reps', 1)} launches a sample, stopped on {data['stopped']}"
+    )
     outcome.add(
-        Result(
-            f"{n}_{name}",
-            round(statistics.median(rates), 2),
-            unit,
-            f"achieved {kind.what} rate (median; {words}): {threads} threads × {CHAINS} chains × {ITERS * UNROLL} "
-            f"steps × {kind.lanes} per step, GPU time queued behind a wait kernel after {data['warmup_launches']} "
-            f"warm-up launches; {data.get('reps', 1)} launches a sample, stopped on {data['stopped']}",
-            [round(r, 3) for r in rates],
-            method=str(data.get("method", "gpu-queued")),
-        ),
+        timed_result(f"{n}_{name}", rates, unit, description, data, 2, 3),
         *clock_result(n, data, f"the {n} kernel's timed samples, after its warm-up"),
     )
     clocks = [float(c) for c in data.get("clock_mhz") or []]
