@@ -60,8 +60,12 @@ def timed_result(
     name: str, values: list[float], unit: str, description: str, timed: dict[str, Any], digits: int, sample_digits: int
 ) -> Result:
     """median_result of a GPU timing's per-sample values, its method the one its Timed.raw() names."""
-    method = str(timed.get("method", "gpu-queued"))
-    return median_result(name, values, unit, description, digits, sample_digits, method)
+    return median_result(name, values, unit, description, digits, sample_digits, timed_method(timed))
+
+
+def timed_method(timed: dict[str, Any]) -> str:
+    """The method a Timed.raw() names ('gpu-queued' where it names none: runs made before it did)."""
+    return str(timed.get("method", "gpu-queued"))
 
 
 def clock_note(timed: dict[str, Any]) -> str:

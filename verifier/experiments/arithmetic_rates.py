@@ -43,7 +43,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check, compile_source
-from verifier.experiment import Outcome, clock_result, timed_result
+from verifier.experiment import Outcome, clock_result, median_result, timed_result
 from verifier.kernels import arith_chains as chains
 from verifier.kernels.arith_chains import BLOCK, CHAINS, ITERS, KINDS, STARTS, UNROLL, WAVES, Kind
 from verifier.sass import disassemble
@@ -166,16 +166,11 @@ def one_kind(
         return
     per = [results / (ms * 1e-3) / (mhz * 1e6) / attrs["sm_count"] for ms, mhz in zip(data["ms"], clocks, strict=True)]
     median = statistics.median(per)
-    outcome.add(
-        Result(
-            f"{n}_per_clock_per_sm",
-            round(median, 1),
-            UNIT,
-            f"achieved {kind.what} results per SM clock per SM: each sample's results per second ÷ "
-            f"({attrs['sm_count']} SMs × the SM clock that sample ran at, read inside the kernel) (median)",
-            [round(r, 2) for r in per],
-        )
+    description = (
+        f"achieved {kind.what} results per SM clock per SM: each sample's results per second ÷ "
+        f"({attrs['sm_count']} SMs × the SM clock that sample ran at, read inside the kernel) (median)"
     )
+    outcome.add(median_result(f"{n}_per_clock_per_sm", per, UNIT, description, 1, 2))
     sass_results(outcome, kind, data.get("sass", {}))
     if peaks is None:
         return

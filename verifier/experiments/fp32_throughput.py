@@ -29,7 +29,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device
-from verifier.experiment import Outcome, clock_result, timed_result
+from verifier.experiment import Outcome, clock_result, timed_method, timed_result
 from verifier.gpu import PROBE_SOURCE
 
 ID = "fp32-throughput"
@@ -169,7 +169,7 @@ def summarise(raw: dict[str, Any], attrs: dict[str, Any]) -> Outcome:
             round(max(rates), 2),
             "TFLOP/s",
             "fastest sample of the FP32 rate",
-            method=str(raw.get("method", "gpu-queued")),
+            method=timed_method(raw),
         ),
         Result("fma_chain_steps", ITERS * UNROLL, "", "fmaf steps per chain per thread"),
         Result("threads_launched", raw["threads"], "threads", f"threads in the grid ({BLOCK} per block)"),
