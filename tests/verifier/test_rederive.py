@@ -20,11 +20,12 @@ pytest.importorskip("numpy")
 
 from verifier.experiment import ROOT
 from verifier.experiments import warp_divergence as wd
+from verifier.rawcall import RUNNER_GATES
 from verifier.recipe import recipe_key, summary_key
 from verifier.registry import catalog
 
 from cudagloss.load.measurements import load_measurements
-from cudagloss.model.measurement import Measurement, Result, parse_measurement, read_measurement_text
+from cudagloss.model.measurement import Gate, Measurement, Result, parse_measurement, read_measurement_text
 from cudagloss.model.raw import arguments, call, decode, encode
 from outcomes import values
 from raw_fixtures import fixture
@@ -98,6 +99,8 @@ def test_a_file_whose_raw_samples_cannot_be_read_back_is_refused_at_its_line(raw
 
 def test_a_file_summarised_by_older_code_is_derived_again_and_becomes_current(tmp_path: Path) -> None:
     m = summarised(raw=True)
+    kept_gates = [Gate(name, True, "the runner's own") for name in RUNNER_GATES]
+    m = dataclasses.replace(m, gates=[*m.gates, *kept_gates])
     changed = [dataclasses.replace(r, value=9.99) if r.name == "slowdown_2_paths" else r for r in m.results]
     path = write(tmp_path, dataclasses.replace(m, results=[*changed, Result("retired_result", 1, "ns")]))
     assert node_state(tmp_path) == (True, True)
@@ -109,6 +112,7 @@ def test_a_file_summarised_by_older_code_is_derived_again_and_becomes_current(tm
     rederive.apply(todo)
     again = parse_measurement(read_measurement_text(path, "again"), "again")
     assert again.summary == summary_key(wd) and again.recipe == m.recipe and again.provenance == m.provenance
+    assert again.gates[-len(kept_gates) :] == kept_gates and len(RUNNER_GATES) == 2
     assert values(again)["slowdown_2_paths"] == 2.0 and "retired_result" not in values(again)
     assert node_state(tmp_path) == (False, False)
     assert rederive.plan(tmp_path, None) == ([], [])
