@@ -9,6 +9,7 @@ makes of fixture samples (tests/verifier/test_warp_divergence.py's, not measurem
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import shutil
 from pathlib import Path
@@ -226,3 +227,12 @@ def test_a_summary_that_runs_too_long_is_stopped_and_named(tmp_path: Path, monke
     todo, left = rederive.plan(tmp_path, None)
     assert todo == [] and "summarise() raised OutOfTime: it ran past 1 s" in left[0]
     assert time.monotonic() - started < 20
+
+
+def test_raw_samples_are_written_on_one_line_and_read_back_the_same() -> None:
+    m = summarised(raw=True)
+    text = m.to_json()
+    (line,) = [x for x in text.splitlines() if x.lstrip().startswith('"raw": ')]
+    assert line.endswith("},") and parse_measurement(text, "m.json") == m
+    spread = json.dumps({**json.loads(text), "raw": m.raw}, indent=2)
+    assert len(text) < 0.7 * len(spread)

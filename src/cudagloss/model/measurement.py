@@ -16,6 +16,7 @@ import dataclasses
 import json
 import os
 import stat
+import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -201,7 +202,15 @@ class Measurement:
             if not data[key]:
                 del data[key]
         data["format_version"] = self.format_version
-        return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+        if "raw" not in data:
+            return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+        # The raw samples on one line: a run's thousands of numbers, one a line, would triple the
+        # file; they are written once and read by make rederive, never reviewed number by number.
+        mark = f"raw-{uuid.uuid4().hex}"
+        data["raw"] = mark
+        text = json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+        compact = json.dumps(self.raw, separators=(",", ":"), ensure_ascii=False)
+        return text.replace(f'"{mark}"', compact, 1)
 
 
 def parse_measurement(text: str, shown: str) -> Measurement:
