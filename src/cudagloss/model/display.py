@@ -118,6 +118,25 @@ def agreed(results: Sequence[Result | None], gpu: str) -> str:
 
 
 def agreed_at(results: Sequence[Result | None], gpu: str) -> tuple[str, int]:
+    """The cards of one GPU model as one phrase, and the index of the card whose row holds it (of a
+    range, its low end): _agreed's text and card."""
+    agreed = _agreed(results, gpu)
+    return agreed.text, agreed.at
+
+
+@dataclass(frozen=True, slots=True)
+class Agreed:
+    """One GPU model's cards as one phrase: its text, the card whose row holds it (a range's low
+    end), and of a range its parts and the card holding its high end, so each end can link there."""
+
+    text: str
+    at: int
+    ends: tuple[str, str, str] | None = None
+    """(low, high, ' on N H100s…') of a range; None for one value."""
+    high: int = -1
+
+
+def _agreed(results: Sequence[Result | None], gpu: str) -> Agreed:
     """The cards of one GPU model as one phrase, and the index of the card whose row holds it:
     one value where they agree (equal; or not shown to differ by cudagloss.model.compare's rule,
     when the middle card's value is shown, a value on that card's own row, never a pooled
@@ -125,44 +144,37 @@ def agreed_at(results: Sequence[Result | None], gpu: str) -> tuple[str, int]:
     H200s'), and discrete values that differ shown as differing, never averaged."""
     present = [r for r in results if r is not None and r.value is not None]
     if len(results) == 1 or not present:
-        return format_value(results[0] if results else None), 0
+        return Agreed(format_value(results[0] if results else None), 0)
     first = next(i for i, r in enumerate(results) if r is not None and r.value is not None)
     values = [r.value for r in present]
     missing = (
         f" (not measured on {len(results) - len(present)} of {len(results)})" if len(present) < len(results) else ""
     )
     if all(type(v) is type(values[0]) and v == values[0] for v in values) and len({r.unit for r in present}) == 1:
-        return format_value(present[0]) + missing, first
+        return Agreed(format_value(present[0]) + missing, first)
     # An int with samples, or a clock in MHz (NVML's reading), is measured, not counted: it may differ a little.
     discrete = any(isinstance(r.value, bool | str) or (isinstance(r.value, int) and not r.samples and r.unit != "MHz")
                    for r in present) or len({r.unit for r in present}) > 1  # fmt: skip
     if discrete:
-        return " / ".join(dict.fromkeys(format_value(r) for r in present)) + " (differs by card)" + missing, first
+        return Agreed(
+            " / ".join(dict.fromkeys(format_value(r) for r in present)) + " (differs by card)" + missing, first
+        )
     ordered = sorted(present, key=lambda r: float(r.value))  # type: ignore[arg-type]
     sampled = all(r.samples for r in present)
     if sampled and all(compare_timings(a.samples, b.samples).verdict == "SAME" for a, b in combinations(ordered, 2)):
         middle = ordered[(len(ordered) - 1) // 2]
-        return format_value(middle) + missing, next(i for i, r in enumerate(results) if r is middle)
+        return Agreed(format_value(middle) + missing, next(i for i, r in enumerate(results) if r is middle))
     low, high = format_value(ordered[0]), format_value(ordered[-1])
     if low == high:  # apart by less than the digits shown: one value, as precise as the page is
-        return low + missing, first
+        return Agreed(low + missing, first)
     number, _, unit = low.partition(" ")
     if unit and high.endswith(" " + unit):
         low = number
     elif low[-1:] in ("×", "%") and high[-1:] == low[-1:]:
         low = low[:-1]
-    low_at = next(i for i, r in enumerate(results) if r is ordered[0])  # its row holds the range's low end
-    return f"{low}–{high} on {len(present)} {short_gpu(gpu)}s{missing}", low_at
-
-
-def high_at(results: Sequence[Result | None]) -> int:
-    """The index of the card whose row holds a range's high end (agreed_at gives the low end's)."""
-    present = [(i, r) for i, r in enumerate(results) if r is not None and isinstance(r.value, int | float)]
-    return max(present, key=lambda ir: float(ir[1].value))[0] if present else 0  # type: ignore[arg-type]
-
-
-RANGE = re.compile(r"(?P<low>[^–]+)–(?P<high>.+?)(?P<tail> on \d+ .+)$")
-"""A range as agreed_at words it: low end, high end (with the unit), and the count of cards."""
+    at = {id(r): i for i, r in enumerate(results)}
+    tail = f" on {len(present)} {short_gpu(gpu)}s{missing}"
+    return Agreed(f"{low}–{high}{tail}", at[id(ordered[0])], (low, high, tail), at[id(ordered[-1])])
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +190,10 @@ class OneNumber:
     first: int
     """The index of the first node whose value the text speaks for (its row is the link); of a
     range, the card that holds its low end."""
+    ends: tuple[str, str, str] | None = None
+    """Of a range, (low, high, ' on N H100s…'): each end links to its own card's row."""
     last: int = -1
-    """Of a range, the card that holds its high end (each end links to its own row); else -1."""
+    """Of a range, the card that holds its high end; else -1."""
 
 
 def one_number(values: Sequence[tuple[str, Result | None]]) -> OneNumber:
@@ -191,7 +205,7 @@ def one_number(values: Sequence[tuple[str, Result | None]]) -> OneNumber:
     reference = min(models, key=lambda gpu: (-models[gpu], gpu))
     same = len({(type(r.value), r.value, r.unit) if r else None for _, r in values}) == 1
     own = list(range(len(values))) if same else [i for i, (gpu, _) in enumerate(values) if gpu == reference]
-    results = [values[i][1] for i in own]
-    text, at = agreed_at(results, reference)
-    last = own[high_at(results)] if RANGE.match(text) and len(own) > 1 else -1
-    return OneNumber(text, reference, varies=len(models) > 1 and not same, first=own[at], last=last)
+    agreed = _agreed([values[i][1] for i in own], reference)
+    last = own[agreed.high] if agreed.ends else -1
+    varies = len(models) > 1 and not same
+    return OneNumber(agreed.text, reference, varies, first=own[agreed.at], ends=agreed.ends, last=last)

@@ -24,7 +24,7 @@ from cudagloss.model.charts import find_chart, find_diagram, resolve_chart
 from cudagloss.model.compare import RULE, TIME_UNITS, compare_timings
 from cudagloss.model.corpus import FactValue
 from cudagloss.model.directives import Directive, Handler, find_source, find_worked
-from cudagloss.model.display import RANGE, format_value, one_number, short_gpu
+from cudagloss.model.display import format_value, one_number, short_gpu
 from cudagloss.model.link_checks import LinkChecks, checked_phrase
 from cudagloss.model.measurement import Result
 from cudagloss.model.measurements import MeasurementSet, NodeRun, NodeValues, resolve, resolve_pair
@@ -75,13 +75,13 @@ class ValueCiter:
         title = "; ".join(f"{format_value(result)}: {self.provenance(run, result)}" for run, result in values)
         anchor = escape.ident(result_anchor(values[shown_as.first][0].node, name))
         link = Markup(f'[{shown}]({self.href(experiment, anchor)} "{escape.link_title(title)}")')
-        ends = RANGE.match(shown_as.text) if shown_as.last >= 0 and not as_code else None
-        if ends:  # each end of a range links to the row of the card that measured it
-            high = escape.ident(result_anchor(values[shown_as.last][0].node, name))
-            low_link = f'[{escape.text(ends["low"])}]({self.href(experiment, anchor)} "{escape.link_title(title)}")'
-            high_link = f'[{escape.text(ends["high"])}]({self.href(experiment, high)} "{escape.link_title(title)}")'
+        if shown_as.ends and not as_code:  # each end of a range links to the row of the card that measured it
+            low, high, tail = shown_as.ends
+            high_anchor = escape.ident(result_anchor(values[shown_as.last][0].node, name))
+            low_link = f'[{escape.text(low)}]({self.href(experiment, anchor)} "{escape.link_title(title)}")'
+            high_link = f'[{escape.text(high)}]({self.href(experiment, high_anchor)} "{escape.link_title(title)}")'
             stale = " (stale)" if any(run.stale for run, _ in values) else ""
-            link = Markup(f"{low_link}–{high_link}{escape.text(ends['tail'])}{stale}")
+            link = Markup(f"{low_link}–{high_link}{escape.text(tail)}{stale}")
         if not shown_as.varies:
             return link
         where = escape.text(f"on {short_gpu(shown_as.gpu)}; varies by GPU")
