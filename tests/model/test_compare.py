@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections import Counter
+from fractions import Fraction
 
 import pytest
 
@@ -60,6 +62,69 @@ def test_the_normal_approximation_gives_scipys_documented_value(monkeypatch: pyt
 )
 def test_the_exact_p_is_the_enumerated_one(x: list[float], y: list[float]) -> None:
     assert mann_whitney(x, y).p == pytest.approx(enumerated_p(x, y), abs=1e-12)
+
+
+def enumerated_fraction(x: list[float], y: list[float]) -> Fraction:
+    """enumerated_p as an exact fraction: U of x against U of every split of the pooled values."""
+    pooled = [*x, *y]
+
+    def u_of(first: list[float], second: list[float]) -> int:  # 2U, so an integer
+        return sum(2 * (a > b) + (a == b) for a in first for b in second)
+
+    observed = u_of(x, y)
+    us = []
+    for chosen in itertools.combinations(range(len(pooled)), len(x)):
+        us.append(u_of([pooled[i] for i in chosen], [pooled[i] for i in range(len(pooled)) if i not in chosen]))
+    lower, upper = sum(u <= observed for u in us), sum(u >= observed for u in us)
+    return min(Fraction(1), Fraction(2 * min(lower, upper), len(us)))
+
+
+def samples(rng: random.Random, n1: int, n2: int, tied: bool) -> tuple[list[float], list[float]]:
+    """n1 and n2 values: distinct, or drawn from three values so that most are tied."""
+    if tied:
+        return [rng.choice([1.5, 2.0, 3.25]) for _ in range(n1)], [rng.choice([1.5, 2.0, 3.25]) for _ in range(n2)]
+    pooled = rng.sample(range(1000), n1 + n2)
+    return [v / 7 for v in pooled[:n1]], [v / 7 for v in pooled[n1:]]
+
+
+SIZES = [(n1, n2, tied) for n1 in range(1, 8) for n2 in range(1, 8) for tied in (False, True)]
+
+
+@pytest.mark.parametrize(("n1", "n2", "tied"), SIZES)
+def test_the_exact_p_is_the_enumerated_fraction(n1: int, n2: int, tied: bool) -> None:
+    # Exact equality: the float of the enumerated fraction, so a count off by one anywhere fails.
+    rng = random.Random(n1 * 100 + n2 * 10 + tied)
+    for _ in range(3):
+        x, y = samples(rng, n1, n2, tied)
+        assert mann_whitney(x, y).p == float(enumerated_fraction(x, y)), (x, y)
+
+
+@pytest.mark.parametrize(("n1", "n2", "tied"), SIZES)
+def test_the_remembered_rank_sum_distribution_is_the_enumerated_one(n1: int, n2: int, tied: bool) -> None:
+    rng = random.Random(n1 * 100 + n2 * 10 + tied + 1)
+    x, y = samples(rng, n1, n2, tied)
+    pooled = [*x, *y]
+    # Doubled midrank, counted without compare._midranks: 2 * (values below) + (values equal) + 1.
+    doubled = [2 * sum(w < v for w in pooled) + sum(w == v for w in pooled) + 1 for v in pooled]
+    counts = Counter(sum(chosen) for chosen in itertools.combinations(doubled, n1))
+    below = compare._rank_sum_counts(tuple(sorted(doubled)), n1)
+    assert below[0] == 0 and below[-1] == math.comb(n1 + n2, n1)
+    assert {s: below[s + 1] - below[s] for s in range(len(below) - 1) if below[s + 1] != below[s]} == counts
+
+
+def test_tied_and_untied_samples_of_the_same_sizes_do_not_share_a_distribution() -> None:
+    # The distribution is remembered by its ranks, not its sizes alone: asked first of untied
+    # samples, then of tied ones of the same sizes (and back), each gets its own, in any order.
+    compare._rank_sum_counts.cache_clear()
+    untied = ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0])
+    tied = ([1.0, 1.0, 3.0], [3.0, 3.0, 6.0, 6.0])
+    for x, y in [untied, tied, untied, tied]:
+        assert mann_whitney(x, y).p == float(enumerated_fraction(x, y))
+    assert compare._rank_sum_counts.cache_info().hits == 2
+    assert mann_whitney(*untied).p == 2 / 35 and mann_whitney(*tied).p != 2 / 35
+    compare._rank_sum_counts.cache_clear()
+    for x, y in [tied, untied]:
+        assert mann_whitney(x, y).p == float(enumerated_fraction(x, y))
 
 
 def test_five_against_five_fully_apart_is_p_2_of_252() -> None:
