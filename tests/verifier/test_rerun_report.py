@@ -296,3 +296,20 @@ def test_a_result_in_another_unit_is_changed_and_says_both_units() -> None:
     old, new = Result("load", 1.2, "ms", samples=[1.2] * 5), Result("load", 1200.0, "µs", samples=[1200.0] * 5)
     assert compare_result(old, new).verdict == "CHANGED"
     assert compare_result(old, Result("load", 1.2, "ms", samples=[1.2] * 5)).verdict == "SAME"
+
+
+def test_a_clock_read_in_the_kernel_moves_as_a_measurement_and_a_counted_fact_does_not() -> None:
+    """Real case: card h100-7c07a4f9 ran launch-limits twice minutes apart from one commit; the
+    placement kernel's clock read 1981 then 1996 MHz, and the report called that a CHANGED fact
+    and held the run back for review. An integer with a method was measured; one without, counted."""
+    from cudagloss.merge.rerun import compare_result
+    from cudagloss.model.display import agreed
+    from cudagloss.model.measurement import Result
+
+    clock = Result("placement_clock", 1981, "MHz", method="in-kernel")
+    moved = Result("placement_clock", 1996, "MHz", method="in-kernel")
+    assert compare_result(clock, moved).verdict == "DERIVED"
+    attribute = Result("sm_clock_rate", 1980, "MHz")
+    assert compare_result(attribute, Result("sm_clock_rate", 1755, "MHz")).verdict == "CHANGED"
+    assert "differs by card" not in agreed([clock, moved], "H100")
+    assert "differs by card" in agreed([attribute, Result("sm_clock_rate", 1755, "MHz")], "H100")

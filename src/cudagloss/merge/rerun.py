@@ -161,13 +161,9 @@ def _direction(verdict: Verdict, lower: bool, unit: str) -> Verdict:
     return "LOWER" if lower else "HIGHER"
 
 
-def _is_discrete(value: Value) -> bool:
-    return isinstance(value, (str, bool, int))
-
-
 def compare_result(old: Result, new: Result) -> Row:
-    """One result's row: a timing when both runs kept samples, discrete when either value
-    is text, a truth value or an integer, otherwise a number derived from samples; INFO, not
+    """One result's row: a timing when both runs kept samples, discrete when either is counted
+    (Result.counted: text, a truth value, an integer read or counted), otherwise a number measured or derived; INFO, not
     compared, where both runs recorded it as information (method 'info': cache file names). A
     result measured another way than before is CHANGED: so a file cannot turn a fact into
     information (and its change past review) by saying so; so is one in another unit."""
@@ -192,7 +188,7 @@ def compare_result(old: Result, new: Result) -> Row:
         return Row(
             new.name, _direction(c.verdict, c.new_median < c.old_median, new.unit), old.value, new.value, new.unit, test
         )
-    if _is_discrete(old.value) or _is_discrete(new.value):
+    if old.counted or new.counted:
         same = type(old.value) is type(new.value) and old.value == new.value and old.unit == new.unit
         return Row(new.name, "SAME" if same else "CHANGED", old.value, new.value, new.unit)
     return Row(new.name, "SAME" if old.value == new.value else "DERIVED", old.value, new.value, new.unit)

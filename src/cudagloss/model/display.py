@@ -152,9 +152,7 @@ def _agreed(results: Sequence[Result | None], gpu: str) -> Agreed:
     )
     if all(type(v) is type(values[0]) and v == values[0] for v in values) and len({r.unit for r in present}) == 1:
         return Agreed(format_value(present[0]) + missing, first)
-    # An int with samples, or a clock in MHz (NVML's reading), is measured, not counted: it may differ a little.
-    discrete = any(isinstance(r.value, bool | str) or (isinstance(r.value, int) and not r.samples and r.unit != "MHz")
-                   for r in present) or len({r.unit for r in present}) > 1  # fmt: skip
+    discrete = any(r.counted for r in present) or len({r.unit for r in present}) > 1
     if discrete:
         return Agreed(
             " / ".join(dict.fromkeys(format_value(r) for r in present)) + " (differs by card)" + missing, first

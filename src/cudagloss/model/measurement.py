@@ -134,6 +134,14 @@ class Result:
     """How it was measured (measurement_rules.METHODS: 'gpu-queued', 'host', ...); '' for a
     value counted, read or derived."""
 
+    @property
+    def counted(self) -> bool:
+        """A fact counted or read (text, a truth value, an integer with no samples and no method):
+        it is the same on every run and card or it differs. An integer measured (a clock read in
+        the kernel) may move a little, as any measurement does."""
+        value = self.value
+        return isinstance(value, str | bool) or (isinstance(value, int) and not self.samples and not self.method)
+
 
 @dataclass(frozen=True)
 class Drift:
