@@ -41,6 +41,38 @@ def timing(name: str, samples: list[float], description: str, unit: str = "ms") 
     ]
 
 
+def median_result(
+    name: str,
+    values: list[float],
+    unit: str,
+    description: str,
+    digits: int | None,
+    sample_digits: int,
+    method: str = "",
+) -> Result:
+    """One value as the median of its samples, rounded to digits, carrying the samples rounded to
+    sample_digits: the shape most results take, written once so each experiment says only what differs."""
+    samples = [round(v, sample_digits) for v in values]
+    return Result(name, round(statistics.median(values), digits), unit, description, samples, method=method)
+
+
+def timed_result(
+    name: str, values: list[float], unit: str, description: str, timed: dict[str, Any], digits: int, sample_digits: int
+) -> Result:
+    """median_result of a GPU timing's per-sample values, its method the one its Timed.raw() names."""
+    return median_result(name, values, unit, description, digits, sample_digits, timed_method(timed))
+
+
+def timed_method(timed: dict[str, Any]) -> str:
+    """The method a Timed.raw() names ('gpu-queued' where it names none: runs made before it did)."""
+    return str(timed.get("method", "gpu-queued"))
+
+
+def clock_note(timed: dict[str, Any]) -> str:
+    """', SM clock N MHz' (the median in-kernel clock) for a description; '' where the kernel was not probed."""
+    return f", SM clock {statistics.median(timed['clock_mhz']):.0f} MHz" if timed.get("clock_mhz") else ""
+
+
 @dataclass
 class Outcome:
     """What an experiment's run() returns."""
@@ -71,14 +103,8 @@ def clock_result(name: str, raw: dict[str, Any], what: str) -> list[Result]:
     clocks = [float(c) for c in raw.get("clock_mhz") or []]
     if not clocks:
         return []
-    return [
-        Result(
-            f"{name}_clock",
-            round(statistics.median(clocks)),
-            "MHz",
-            f"SM clock during {what}, read inside the kernel (clock64 cycles over %globaltimer ns, "
-            "summed over its blocks), median of the samples",
-            [round(c, 1) for c in clocks],
-            method="in-kernel",
-        )
-    ]
+    description = (
+        f"SM clock during {what}, read inside the kernel (clock64 cycles over %globaltimer ns, "
+        "summed over its blocks), median of the samples"
+    )
+    return [median_result(f"{name}_clock", clocks, "MHz", description, None, 1, "in-kernel")]

@@ -130,7 +130,8 @@ def _carry(new: Any, old: Result | None, day: str) -> Result:
 
 def plan(folder: Path, only: str | None) -> tuple[list[tuple[str, list[Derived], list[Path]]], list[str]]:
     """Per node to derive again: the files to rewrite and the earlier runs to drop; and why
-    each other stale-by-summary node cannot be (no raw samples, a refused derivation)."""
+    each other node whose summary or recipe moved cannot be (no raw samples, another recipe, a
+    refused derivation)."""
     modules = {m.ID: m for m in EXPERIMENTS}
     found, problems = load_measurements(folder, ROOT, catalog())
     if problems:
@@ -141,11 +142,16 @@ def plan(folder: Path, only: str | None) -> tuple[list[tuple[str, list[Derived],
         if (only and experiment != only) or record.info is None:
             continue
         for run in record.runs:
+            if run.summarised_before:
+                left.append(
+                    f"{run.good_path}: kept as its run summarised it (it kept no raw samples; the recipe is "
+                    "today's): the card's next GPU run summarises it with today's code"
+                )
+                continue
             if not run.stale or run.good is None:
                 continue
             if not run.rederivable:
-                why = "its recipe changed" if run.good.recipe != record.info.recipe else "it kept no raw samples"
-                left.append(f"{run.good_path}: stays stale ({why}): re-run it on a GPU")
+                left.append(f"{run.good_path}: stays stale (its recipe changed): re-run it on a GPU")
                 continue
             try:
                 todo.append(_node(modules[experiment], run, record.info.summary, folder))
@@ -220,7 +226,7 @@ def _main(argv: list[str] | None) -> int:
         apply(todo)
     files = sum(len(d) for _, d, _ in todo)
     verb = "would derive" if args.dry_run else "derived"
-    print(f"{verb} {files} file(s) of {len(todo)} node(s) again; {len(left)} left stale")
+    print(f"{verb} {files} file(s) of {len(todo)} node(s) again; {len(left)} left as they are")
     return ExitCode.OK
 
 

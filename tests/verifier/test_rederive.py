@@ -119,10 +119,17 @@ def test_a_file_summarised_by_older_code_is_derived_again_and_becomes_current(tm
     assert rederive.plan(tmp_path, None) == ([], [])
 
 
-def test_without_raw_samples_or_with_another_recipe_the_file_stays_stale_and_says_why(tmp_path: Path) -> None:
+def test_without_raw_samples_or_with_another_recipe_the_file_is_left_and_says_why(tmp_path: Path) -> None:
+    """Without raw samples a file of today's recipe is kept as its run summarised it, not stale (issue 40:
+    a summary fold needs no GPU run); with another recipe it is stale."""
     path = write(tmp_path, summarised(raw=False))
-    assert node_state(tmp_path) == (True, False)
-    assert rederive.plan(tmp_path, None)[1] == [f"{path}: stays stale (it kept no raw samples): re-run it on a GPU"]
+    assert node_state(tmp_path) == (False, False)
+    found, _ = load_measurements(tmp_path, ROOT, catalog())
+    assert [run.summarised_before for run in found.experiments["warp-divergence"].runs] == [True]
+    assert rederive.plan(tmp_path, None)[1] == [
+        f"{path}: kept as its run summarised it (it kept no raw samples; the recipe is today's): "
+        "the card's next GPU run summarises it with today's code"
+    ]
     write(tmp_path, summarised(raw=True, recipe="sha256:" + "1" * 64))
     assert node_state(tmp_path) == (True, False)
     assert "stays stale (its recipe changed)" in rederive.plan(tmp_path, None)[1][0]

@@ -65,7 +65,8 @@ after running them on a GPU node; each leaves this set with its first committed 
 
 def test_committed_measurements_were_made_by_the_current_experiment_code() -> None:
     """Every committed file carries the recipe and summary keys (format 4) and both are the
-    code's now; its code hash is provenance only (issue 40)."""
+    code's now, but for the summary of a file that kept no raw samples (NodeRun.summarised_before);
+    its code hash is provenance only (issue 40)."""
     from verifier.registry import catalog
 
     from conftest import load_measurement
@@ -80,8 +81,11 @@ def test_committed_measurements_were_made_by_the_current_experiment_code() -> No
         m = load_measurement(path)
         assert m.status == "ok" and not path.name.endswith(".failed.json"), path
         assert m.recipe and m.summary, f"{path} carries no recipe key: re-run it with make verify"
+        if m.raw is None and m.recipe == infos[m.experiment].recipe:
+            continue  # summarised by older code with no raw samples to derive again: noted, not stale
         assert made_the_same_way(m, infos[m.experiment]), (
-            f"{m.experiment}'s recipe or summary changed since {path.name} was made: run make verify on a GPU node"
+            f"{m.experiment}'s recipe or summary changed since {path.name} was made: run make rederive, "
+            "or make verify on a GPU node"
         )
 
 

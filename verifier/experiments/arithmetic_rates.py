@@ -43,7 +43,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check, compile_source
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_result, median_result, timed_result
 from verifier.kernels import arith_chains as chains
 from verifier.kernels.arith_chains import BLOCK, CHAINS, ITERS, KINDS, STARTS, UNROLL, WAVES, Kind
 from verifier.sass import disassemble
@@ -151,17 +151,13 @@ def one_kind(
     results = threads * steps_per_thread(kind)
     name, unit, words = TERA.get(n, ("tflops", "TFLOP/s", "2 FLOP per multiply-add"))
     rates = [2 * results / (ms * 1e-3) / 1e12 for ms in data["ms"]]
+    description = (
+        f"achieved {kind.what} rate (median; {words}): {threads} threads × {CHAINS} chains × {ITERS * UNROLL} "
+        f"steps × {kind.lanes} per step, GPU time queued behind a wait kernel after {data['warmup_launches']} "
+        f"warm-up launches; {data.get('reps', 1)} launches a sample, stopped on {data['stopped']}"
+    )
     outcome.add(
-        Result(
-            f"{n}_{name}",
-            round(statistics.median(rates), 2),
-            unit,
-            f"achieved {kind.what} rate (median; {words}): {threads} threads × {CHAINS} chains × {ITERS * UNROLL} "
-            f"steps × {kind.lanes} per step, GPU time queued behind a wait kernel after {data['warmup_launches']} "
-            f"warm-up launches; {data.get('reps', 1)} launches a sample, stopped on {data['stopped']}",
-            [round(r, 3) for r in rates],
-            method=str(data.get("method", "gpu-queued")),
-        ),
+        timed_result(f"{n}_{name}", rates, unit, description, data, 2, 3),
         *clock_result(n, data, f"the {n} kernel's timed samples, after its warm-up"),
     )
     clocks = [float(c) for c in data.get("clock_mhz") or []]
@@ -170,16 +166,11 @@ def one_kind(
         return
     per = [results / (ms * 1e-3) / (mhz * 1e6) / attrs["sm_count"] for ms, mhz in zip(data["ms"], clocks, strict=True)]
     median = statistics.median(per)
-    outcome.add(
-        Result(
-            f"{n}_per_clock_per_sm",
-            round(median, 1),
-            UNIT,
-            f"achieved {kind.what} results per SM clock per SM: each sample's results per second ÷ "
-            f"({attrs['sm_count']} SMs × the SM clock that sample ran at, read inside the kernel) (median)",
-            [round(r, 2) for r in per],
-        )
+    description = (
+        f"achieved {kind.what} results per SM clock per SM: each sample's results per second ÷ "
+        f"({attrs['sm_count']} SMs × the SM clock that sample ran at, read inside the kernel) (median)"
     )
+    outcome.add(median_result(f"{n}_per_clock_per_sm", per, UNIT, description, 1, 2))
     sass_results(outcome, kind, data.get("sass", {}))
     if peaks is None:
         return

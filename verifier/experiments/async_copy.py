@@ -42,7 +42,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import CudaError, Device, check, compile_source
-from verifier.experiment import Outcome, clock_result, failure
+from verifier.experiment import Outcome, clock_result, failure, timed_result
 from verifier.kernels import tiles
 from verifier.sass import disassemble, results
 
@@ -178,17 +178,13 @@ def summarise(raw: dict[str, Any], attrs: dict[str, int]) -> Outcome:
         data = raw[method]
         outcome.no_host_time(f"the {method} kernel", data)
         made = f"; tensor map by {data['tensor_map']}" if data.get("tensor_map") else ""
+        description = (
+            f"{WHAT[method]}: a {WORDS * 4 >> 30} GiB array in {tile}, {raw['grid']} blocks of {tiles.BLOCK} "
+            f"threads, bytes read from HBM per second, queued behind a wait kernel (median; stopped on "
+            f"{data['stopped']}){made}"
+        )
         outcome.add(
-            Result(
-                f"{method}_gbs",
-                round(median[method], 1),
-                "GB/s",
-                f"{WHAT[method]}: a {WORDS * 4 >> 30} GiB array in {tile}, {raw['grid']} blocks of {tiles.BLOCK} "
-                f"threads, bytes read from HBM per second, queued behind a wait kernel (median; stopped on "
-                f"{data['stopped']}){made}",
-                [round(g, 2) for g in gbs[method]],
-                method=str(data.get("method", "gpu-queued")),
-            ),
+            timed_result(f"{method}_gbs", gbs[method], "GB/s", description, data, 1, 2),
             Result(
                 f"{method}_registers",
                 data["registers"],

@@ -32,7 +32,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_note, clock_result, timed_result
 from verifier.gpu import PROBE_SOURCE
 
 ID = "atomics"
@@ -152,18 +152,11 @@ def summarise(raw: dict[str, Any]) -> Outcome:
             outcome.no_host_time(f"{space} atomics, {mode.replace('_', ' ')}", c)
             ns = [ms * 1e6 / total for ms in c["ms"]]
             median[case] = statistics.median(ns)
-            clock = f", SM clock {statistics.median(c['clock_mhz']):.0f} MHz" if c.get("clock_mhz") else ""
-            outcome.add(
-                Result(
-                    f"{case}_ns_per_atomic",
-                    round(median[case], 6),
-                    "ns",
-                    f"GPU time queued behind a wait kernel ÷ {total} atomicAdds, {LABELS[mode].format(WHERE[space])} "
-                    f"(median; stopped on {c['stopped']}{clock})",
-                    [round(v, 7) for v in ns],
-                    method=str(c.get("method", "gpu-queued")),
-                )
+            description = (
+                f"GPU time queued behind a wait kernel ÷ {total} atomicAdds, {LABELS[mode].format(WHERE[space])} "
+                f"(median; stopped on {c['stopped']}{clock_note(c)})"
             )
+            outcome.add(timed_result(f"{case}_ns_per_atomic", ns, "ns", description, c, 6, 7))
         for mode in MODES[:-1]:
             outcome.add(
                 Result(

@@ -27,7 +27,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_note, clock_result, median_result, timed_result
 from verifier.gpu import PROBE_SOURCE
 
 ID = "bank-conflicts"
@@ -162,41 +162,24 @@ def summarise(raw: dict[str, Any], repeats: int) -> Outcome:
     per_sm = ITERS * WARPS
     for stride, key in zip(STRIDES, keys, strict=True):
         what = "all 32 lanes reading one word" if stride == 0 else f"lanes {stride} words apart"
+        cycles = (
+            f"SM cycles per warp-wide shared load, {what}: 32 warps per SM, clock64 from the block's first "
+            f"start to its last end over its {per_sm} warp-accesses (median over blocks; samples per block)"
+        )
+        latency = f"cycles per dependent shared load of one warp alone, {what} (clock64 over {ITERS}; median)"
         outcome.add(
-            Result(
-                f"cycles_per_access_{key}",
-                round(tput[key], 3),
-                "cycles",
-                f"SM cycles per warp-wide shared load, {what}: 32 warps per SM, clock64 from the block's first "
-                f"start to its last end over its {per_sm} warp-accesses (median over blocks; samples per block)",
-                [round(x, 3) for x in raw["throughput"][key]],
-                method="in-kernel",
-            ),
-            Result(
-                f"latency_cycles_{key}",
-                round(statistics.median(raw["latency"][key]), 2),
-                "cycles",
-                f"cycles per dependent shared load of one warp alone, {what} (clock64 over {ITERS}; median)",
-                [round(x, 2) for x in raw["latency"][key]],
-                method="in-kernel",
-            ),
+            median_result(f"cycles_per_access_{key}", raw["throughput"][key], "cycles", cycles, 3, 3, "in-kernel"),
+            median_result(f"latency_cycles_{key}", raw["latency"][key], "cycles", latency, 2, 2, "in-kernel"),
         )
         timed = raw["timed"][key]
         outcome.no_host_time(f"the 32-warp launch at {key.replace('_', ' ')}", timed)
         ns = [ms * 1e6 / per_sm for ms in timed["ms"]]
-        clock = f", SM clock {statistics.median(timed['clock_mhz']):.0f} MHz" if timed.get("clock_mhz") else ""
-        outcome.add(
-            Result(
-                f"ns_per_access_{key}",
-                round(statistics.median(ns), 4),
-                "ns",
-                f"GPU time of the whole 32-warp-per-SM launch queued behind a wait kernel (filling shared "
-                f"memory included, no host time), {what}, over the {per_sm} warp-accesses each SM made "
-                f"(median; stopped on {timed['stopped']}{clock})",
-                [round(x, 4) for x in ns],
-                method=str(timed.get("method", "gpu-queued")),
-            )
+        description = (
+            f"GPU time of the whole 32-warp-per-SM launch queued behind a wait kernel (filling shared "
+            f"memory included, no host time), {what}, over the {per_sm} warp-accesses each SM made "
+            f"(median; stopped on {timed['stopped']}{clock_note(timed)})"
         )
+        outcome.add(timed_result(f"ns_per_access_{key}", ns, "ns", description, timed, 4, 4))
         if stride > 1 or stride == 0:
             outcome.add(
                 Result(

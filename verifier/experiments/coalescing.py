@@ -33,7 +33,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_note, clock_result, timed_result
 from verifier.gpu import PROBE_SOURCE
 from verifier.kernels.reduce import BLOCK_SUM_SOURCE
 from verifier.profile import launches
@@ -178,20 +178,13 @@ def summarise(raw: dict[str, Any]) -> Outcome:
         outcome.no_host_time(what, c)
         gbs = [raw["bytes"] / (ms / 1000) / 1e9 for ms in c["ms"]]
         medians[name] = statistics.median(gbs)
-        clock = f", SM clock {statistics.median(c['clock_mhz']):.0f} MHz" if c.get("clock_mhz") else ""
-        outcome.add(
-            Result(
-                name,
-                round(medians[name], 1),
-                "GB/s",
-                f"useful bytes per second, {what} ({s * w} bytes between a warp's lanes): {raw['bytes'] >> 20} MiB / "
-                f"GPU time queued behind a wait kernel; {sectors_per_request(s, w)} sectors per request, "
-                f"{dram_per_byte(s, w):g} DRAM bytes per useful byte expected "
-                f"(median; stopped on {c['stopped']}{clock})",
-                [round(g, 2) for g in gbs],
-                method=str(c.get("method", "gpu-queued")),
-            )
+        description = (
+            f"useful bytes per second, {what} ({s * w} bytes between a warp's lanes): {raw['bytes'] >> 20} MiB / "
+            f"GPU time queued behind a wait kernel; {sectors_per_request(s, w)} sectors per request, "
+            f"{dram_per_byte(s, w):g} DRAM bytes per useful byte expected "
+            f"(median; stopped on {c['stopped']}{clock_note(c)})"
         )
+        outcome.add(timed_result(name, gbs, "GB/s", description, c, 1, 2))
     for name, c in cases.items():
         base = medians.get(label(c["width"], 1))
         if c["stride"] != 1 and base:

@@ -42,7 +42,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import CudaError, Device, check
-from verifier.experiment import Outcome, clock_result, failure
+from verifier.experiment import Outcome, clock_result, failure, median_result, timed_result
 from verifier.kernels import dsmem
 
 ID = "distributed-shared-memory"
@@ -163,36 +163,22 @@ def summarise(raw: dict[str, Any]) -> Outcome:
     local = [row[0] / dsmem.STEPS for row in rows]
     through = [row[1] / dsmem.STEPS for row in rows]
     chase = f"{dsmem.STEPS} dependent loads, clock64 around the loop; median over every block of {LAUNCHES} launches"
+    own = f"one load from the block's own shared memory (ld.shared), {chase} of every cluster size"
+    window = (
+        f"one load from the block's own shared memory through the cluster window (mapa to its own rank, "
+        f"ld.shared::cluster), {chase} of every cluster size"
+    )
     outcome.add(
-        Result(
-            "local_latency_cycles",
-            round(statistics.median(local), 1),
-            "cycles",
-            f"one load from the block's own shared memory (ld.shared), {chase} of every cluster size",
-            [round(x, 2) for x in local],
-            method="in-kernel",
-        ),
-        Result(
-            "cluster_self_latency_cycles",
-            round(statistics.median(through), 1),
-            "cycles",
-            f"one load from the block's own shared memory through the cluster window (mapa to its own rank, "
-            f"ld.shared::cluster), {chase} of every cluster size",
-            [round(x, 2) for x in through],
-            method="in-kernel",
-        ),
+        median_result("local_latency_cycles", local, "cycles", own, 1, 2, "in-kernel"),
+        median_result("cluster_self_latency_cycles", through, "cycles", window, 1, 2, "in-kernel"),
     )
     for n, case in ran.items():
         remote = [row[2] / dsmem.STEPS for row in case["latency"]]
+        next_block = (
+            f"one load from the next block's shared memory in a cluster of {n} (mapa, ld.shared::cluster), {chase}"
+        )
         outcome.add(
-            Result(
-                f"remote_latency_cycles_c{n}",
-                round(statistics.median(remote), 1),
-                "cycles",
-                f"one load from the next block's shared memory in a cluster of {n} (mapa, ld.shared::cluster), {chase}",
-                [round(x, 2) for x in remote],
-                method="in-kernel",
-            ),
+            median_result(f"remote_latency_cycles_c{n}", remote, "cycles", next_block, 1, 2, "in-kernel"),
             Result(
                 f"remote_over_local_latency_c{n}",
                 round(statistics.median(remote) / statistics.median(local), 2),
@@ -232,26 +218,18 @@ def bandwidth(outcome: Outcome, ran: dict[int, dict[str, Any]]) -> None:
             gbs = [case["blocks"] * per_block / (ms * 1e-3) / 1e9 for ms in data["ms"]]
             rates[name] = statistics.median(per_clock)
             outcome.no_host_time(f"the {name.replace('_', ' ')} read", data)
+            per_sm = (
+                f"bytes one block (alone on its SM) read per SM clock from {what}: {dsmem.BW_BLOCK} threads, "
+                f"{dsmem.PASSES} passes over {dsmem.BW_BYTES // 1024} KiB, clock64 around the loop (median over "
+                f"blocks of {LAUNCHES} launches)"
+            )
+            launch = (
+                f"bytes all {case['blocks']} blocks read per second from {what}, the whole launch (writing the "
+                f"buffers and the cluster barriers included) queued behind a wait kernel (median)"
+            )
             outcome.add(
-                Result(
-                    f"{name}_bytes_per_clock_per_sm",
-                    round(rates[name], 1),
-                    "B/clock/SM",
-                    f"bytes one block (alone on its SM) read per SM clock from {what}: {dsmem.BW_BLOCK} threads, "
-                    f"{dsmem.PASSES} passes over {dsmem.BW_BYTES // 1024} KiB, clock64 around the loop (median over "
-                    f"blocks of {LAUNCHES} launches)",
-                    [round(x, 2) for x in per_clock],
-                    method="in-kernel",
-                ),
-                Result(
-                    f"{name}_gbs",
-                    round(statistics.median(gbs), 1),
-                    "GB/s",
-                    f"bytes all {case['blocks']} blocks read per second from {what}, the whole launch (writing the "
-                    f"buffers and the cluster barriers included) queued behind a wait kernel (median)",
-                    [round(x, 2) for x in gbs],
-                    method=str(data.get("method", "gpu-queued")),
-                ),
+                median_result(f"{name}_bytes_per_clock_per_sm", per_clock, "B/clock/SM", per_sm, 1, 2, "in-kernel"),
+                timed_result(f"{name}_gbs", gbs, "GB/s", launch, data, 1, 2),
                 *clock_result(f"{name}_read", data, f"the {name.replace('_', ' ')} read"),
             )
     if "local" in rates:

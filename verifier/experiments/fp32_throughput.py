@@ -29,7 +29,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_result, timed_method, timed_result
 from verifier.gpu import PROBE_SOURCE
 
 ID = "fp32-throughput"
@@ -155,26 +155,21 @@ def summarise(raw: dict[str, Any], attrs: dict[str, Any]) -> Outcome:
     outcome.no_host_time("the FMA kernel", raw)
     flop = raw["threads"] * ITERS * UNROLL * CHAINS * 2
     rates = [flop / (ms * 1e-3) / 1e12 for ms in raw["ms"]]
-    median = statistics.median(rates)
     per_run = statistics.median(raw["ms"])
     warm = f"after {raw.get('warmup_launches', 0)} warm-up launches (~{raw.get('warmup_launches', 0) * per_run:.0f} ms)"
+    description = (
+        f"achieved FP32 rate (median; 2 FLOP per FMA): {raw['threads']} threads × {CHAINS} independent fmaf "
+        f"chains × {ITERS * UNROLL} steps, GPU time queued behind a wait kernel {warm}; "
+        f"{raw.get('reps', 1)} launches a sample, stopped on {raw['stopped']}"
+    )
     outcome.add(
-        Result(
-            "fp32_tflops",
-            round(median, 2),
-            "TFLOP/s",
-            f"achieved FP32 rate (median; 2 FLOP per FMA): {raw['threads']} threads × {CHAINS} independent fmaf "
-            f"chains × {ITERS * UNROLL} steps, GPU time queued behind a wait kernel {warm}; "
-            f"{raw.get('reps', 1)} launches a sample, stopped on {raw['stopped']}",
-            [round(r, 3) for r in rates],
-            method=str(raw.get("method", "gpu-queued")),
-        ),
+        timed_result("fp32_tflops", rates, "TFLOP/s", description, raw, 2, 3),
         Result(
             "fp32_tflops_best",
             round(max(rates), 2),
             "TFLOP/s",
             "fastest sample of the FP32 rate",
-            method=str(raw.get("method", "gpu-queued")),
+            method=timed_method(raw),
         ),
         Result("fma_chain_steps", ITERS * UNROLL, "", "fmaf steps per chain per thread"),
         Result("threads_launched", raw["threads"], "threads", f"threads in the grid ({BLOCK} per block)"),

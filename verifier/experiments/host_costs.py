@@ -42,7 +42,6 @@ CUDA's minor-version compatibility allows within one major version.
 
 from __future__ import annotations
 
-import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,7 @@ from typing import Any
 from cudagloss.model.measurement import Result
 from verifier import host_calls
 from verifier.cuda import Device, check, compile_source, nvrtc_version
-from verifier.experiment import Outcome
+from verifier.experiment import Outcome, median_result
 from verifier.kernels import saxpy
 
 ID = "host-costs"
@@ -184,8 +183,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
 
 def _host(name: str, samples: list[float], unit: str, what: str, taken: str) -> Result:
     description = f"host cost: {what}, from Python (cuda-bindings), timed with perf_counter ({taken}); {HOST}"
-    rounded = [round(s, 4) for s in samples]
-    return Result(name, round(statistics.median(samples), 4), unit, description, rounded, method="host")
+    return median_result(name, samples, unit, description, 4, 4, "host")
 
 
 def summarise(raw: dict[str, Any], repeats: int) -> Outcome:

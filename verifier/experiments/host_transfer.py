@@ -23,7 +23,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check
-from verifier.experiment import Outcome
+from verifier.experiment import Outcome, median_result
 from verifier.timing import sampled
 
 ID = "host-transfer"
@@ -172,16 +172,7 @@ def summarise(raw: dict[str, Any], repeats: int) -> Outcome:
                     outcome.no_host_time(f"the pinned {direction} copies of {size_text(size)}", timed)
                 gbps = [size / (ms / 1e3) / 1e9 for ms in timed["ms"]]
                 rates[key] = statistics.median(gbps)
-                outcome.add(
-                    Result(
-                        key,
-                        round(rates[key], 3),
-                        "GB/s",
-                        _describe(size, direction, kind),
-                        [round(x, 3) for x in gbps],
-                        method=METHOD[kind],
-                    )
-                )
+                outcome.add(median_result(key, gbps, "GB/s", _describe(size, direction, kind), 3, 3, METHOD[kind]))
     fastest = max(rates.values(), default=0.0)
     outcome.gate(
         f"no copy is faster than {FASTEST_LINK_GBPS:g} GB/s (the fastest host link an H200 has)",

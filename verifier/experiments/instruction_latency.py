@@ -37,7 +37,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_result, median_result
 from verifier.issue_kernels import (
     BODY,
     C_IMAD,
@@ -162,17 +162,11 @@ def _latency(outcome: Outcome, raw: dict[str, Any]) -> None:
     mhz = statistics.median(clocks) if clocks else 0.0
     for name, what in (("fma", "fma.rn.f32 (FFMA)"), ("imad", "mad.lo.u32 (IMAD)")):
         cycles = raw[name]["cycles"]
-        outcome.add(
-            Result(
-                f"{name}_latency_cycles",
-                round(statistics.median(cycles), 2),
-                "cycles",
-                f"SM cycles (clock64) per step of one warp's dependent {what} chain: {len(cycles)} segments of "
-                f"{LAT_ITERS * LAT_UNROLL} steps over {LAT_LAUNCHES} launches (median)",
-                [round(c, 3) for c in cycles],
-                method="in-kernel",
-            )
+        description = (
+            f"SM cycles (clock64) per step of one warp's dependent {what} chain: {len(cycles)} segments of "
+            f"{LAT_ITERS * LAT_UNROLL} steps over {LAT_LAUNCHES} launches (median)"
         )
+        outcome.add(median_result(f"{name}_latency_cycles", cycles, "cycles", description, 2, 3, "in-kernel"))
     if mhz:
         ns = statistics.median(raw["fma"]["cycles"]) / mhz * 1000
         what = "fma_latency_cycles at latency_clock (the SM clock the chains ran at)"

@@ -37,7 +37,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check, compile_source
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_result, timed_result
 from verifier.kernels.latency_hiding import ILP, SOURCE
 
 ID = "latency-hiding"
@@ -196,14 +196,17 @@ def summarise(raw: dict[str, Any], attrs: dict[str, int]) -> Outcome:
             f"flight per SM"
         )
         trips = [ms * 1e6 / p["rounds"] for ms in p["ms"]]
-        method = str(p.get("method", "gpu-queued"))
+        bandwidth = (
+            f"DRAM read bandwidth, {what}; {bytes_per_run} bytes a launch, {p.get('reps', 1)} launches a sample, "
+            f"stopped on {p['stopped']} (median)"
+        )
+        trip = (
+            f"time of one round of loads, launch time ÷ {p['rounds']} rounds: by Little's law the bytes in flight "
+            f"over the bandwidth, the latency each load saw, {what} (median)"
+        )
         outcome.add(
-            Result(f"gbs_{n}", round(median[n], 1), "GB/s", f"DRAM read bandwidth, {what}; {bytes_per_run} bytes a "
-                   f"launch, {p.get('reps', 1)} launches a sample, stopped on {p['stopped']} (median)",
-                   [round(x, 2) for x in gbs[n]], method=method),
-            Result(f"roundtrip_{n}", round(statistics.median(trips), 1), "ns", f"time of one round of loads, "
-                   f"launch time ÷ {p['rounds']} rounds: by Little's law the bytes in flight over the bandwidth, the "
-                   f"latency each load saw, {what} (median)", [round(x, 2) for x in trips], method=method),
+            timed_result(f"gbs_{n}", gbs[n], "GB/s", bandwidth, p, 1, 2),
+            timed_result(f"roundtrip_{n}", trips, "ns", trip, p, 1, 2),
             Result(f"inflight_{n}", in_flight(p), "B/SM", f"bytes in flight per SM: {p['warps']} warps × 32 "
                    f"threads × {p['ilp']} loads × 16 bytes"),
             *clock_result(f"gbs_{n}", p, f"the {n.replace('_', ' ')} point"),

@@ -24,7 +24,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check
-from verifier.experiment import Outcome
+from verifier.experiment import Outcome, median_result
 from verifier.timing import sampled
 
 ID = "launch-overhead"
@@ -111,8 +111,7 @@ def _us(name: str, samples: list[float], what: str, method: str) -> Result:
         description = f"host cost: {what} (median); {HOST}"
     else:
         description = f"GPU time: {what} (median); no host time in it"
-    rounded = [round(s, 4) for s in samples]
-    return Result(name, round(statistics.median(samples), 4), "µs", description, rounded, method=method)
+    return median_result(name, samples, "µs", description, 4, 4, method)
 
 
 def summarise(raw: dict[str, Any], repeats: int) -> Outcome:

@@ -27,7 +27,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_result, timed_result
 from verifier.kernels.bandwidth import SOURCE
 from verifier.levels import METRICS, crosscheck
 
@@ -103,14 +103,7 @@ def summarise(raw: dict[str, Any], attrs: dict[str, int]) -> Outcome:
     for name, case in cases.items():
         outcome.no_host_time(name.replace("_", " "), case)
         outcome.add(
-            Result(
-                name,
-                round(achieved[name], 1),
-                "GB/s",
-                f"{case['what']}; median of samples in GB/s",
-                [round(g, 2) for g in rates(case)],
-                method=case.get("method", "gpu-queued"),
-            ),
+            timed_result(name, rates(case), "GB/s", f"{case['what']}; median of samples in GB/s", case, 1, 2),
             *clock_result(name, case, case["what"].split(";")[0]),
         )
         if peak and case.get("level") == "hbm" and achieved[name] > SANITY * peak:

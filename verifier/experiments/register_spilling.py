@@ -48,7 +48,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check, compile_source
-from verifier.experiment import Outcome, clock_result, timing
+from verifier.experiment import Outcome, clock_result, timed_method, timing
 from verifier.gpu import PROBE_SOURCE
 
 ID = "register-spilling"
@@ -259,7 +259,7 @@ def _queued(result: Result, t: dict[str, Any]) -> Result:
     """A timing() result marked with the method its samples came from."""
     from dataclasses import replace
 
-    return replace(result, method=str(t.get("method", "gpu-queued")))
+    return replace(result, method=timed_method(t))
 
 
 def attributes(prefix: str, v: dict[str, Any], label: str, attrs: dict[str, Any]) -> list[Result]:

@@ -39,7 +39,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device, check, compile_source
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_result, median_result, timed_result
 from verifier.gpu import PROBE_SOURCE
 from verifier.sass import disassemble
 from verifier.sass_loop import loop_results
@@ -195,17 +195,13 @@ def summarise(raw: dict[str, Any], attrs: dict[str, Any]) -> Outcome:
         outcome.no_host_time(f"the {width}-byte reads of {where}", data)
         total = threads * BYTES_PER_THREAD
         tbps = [total / (ms * 1e-3) / 1e12 for ms in data["ms"]]
+        description = (
+            f"{width}-byte loads from {where} by {threads} threads, {BYTES_PER_THREAD // 1024} KiB each, GPU "
+            f"time queued behind a wait kernel (median; {data.get('reps', 1)} launches a sample, stopped on "
+            f"{data['stopped']})"
+        )
         outcome.add(
-            Result(
-                f"{key}_tbps",
-                round(statistics.median(tbps), 2),
-                "TB/s",
-                f"{width}-byte loads from {where} by {threads} threads, {BYTES_PER_THREAD // 1024} KiB each, GPU "
-                f"time queued behind a wait kernel (median; {data.get('reps', 1)} launches a sample, stopped on "
-                f"{data['stopped']})",
-                [round(t, 3) for t in tbps],
-                method=str(data.get("method", "gpu-queued")),
-            ),
+            timed_result(f"{key}_tbps", tbps, "TB/s", description, data, 2, 3),
             *clock_result(key, data, f"the {width}-byte reads of {where}"),
         )
         clocks = [float(c) for c in data.get("clock_mhz") or []]
@@ -214,15 +210,12 @@ def summarise(raw: dict[str, Any], attrs: dict[str, Any]) -> Outcome:
             continue
         per = [t * 1e12 / (mhz * 1e6) / sms for t, mhz in zip(tbps, clocks, strict=True)]
         median = statistics.median(per)
+        description = (
+            f"{width}-byte loads from {where}: each sample's bytes per second ÷ ({sms} SMs × the SM clock it "
+            "ran at, read inside the kernel) (median)"
+        )
         outcome.add(
-            Result(
-                f"{key}_bytes_per_clock_per_sm",
-                round(median, 1),
-                "B/clock/SM",
-                f"{width}-byte loads from {where}: each sample's bytes per second ÷ ({sms} SMs × the SM clock it "
-                "ran at, read inside the kernel) (median)",
-                [round(r, 2) for r in per],
-            ),
+            median_result(f"{key}_bytes_per_clock_per_sm", per, "B/clock/SM", description, 1, 2),
             Result(f"{key}_fraction_of_peak", round(100 * median / PEAK, 1), "%", f"median per clock ÷ {PEAK}"),
             *loop_results(key, kernel, ("LDS", "LDS.64", "LDS.128", "LDG.E", "LDG.E.64", "LDG.E.128"), data["sass"],
                           f"{UNROLL} loads a turn in the source"),

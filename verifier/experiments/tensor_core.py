@@ -52,7 +52,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import CudaError, Device, compile_source
-from verifier.experiment import Outcome, clock_result, failure
+from verifier.experiment import Outcome, clock_result, failure, median_result, timed_result
 from verifier.kernels import mma_sync, wgmma
 from verifier.sass import disassemble, results
 
@@ -208,25 +208,16 @@ def instruction(
     paired = clocks if len(clocks) == len(rates) else [statistics.median(clocks)] * len(rates)
     per_clock = [r * 1e12 / (mhz * 1e6) / sms for r, mhz in zip(rates, paired, strict=True)]
     median = float(statistics.median(per_clock))
+    per_sm = f"{ins.name} rate ÷ (the SM clock it ran at, read inside the kernel, × {sms} SMs), median of the samples"
+    description = (
+        f"achieved {ins.ptx} rate, dense, 2·M·N·K flops per instruction issued by {ins.issued_by}: "
+        f"{data['layout']} per launch; median of samples of at least {SAMPLE_MS:g} ms of launches queued behind "
+        f"a wait kernel, after {data['warm_s']:.2f} s of warm-up; stopped on {timed['stopped']}"
+    )
     outcome.add(
-        Result(
-            f"{ins.name}_tflops",
-            round(statistics.median(rates), 1),
-            "TFLOP/s",
-            f"achieved {ins.ptx} rate, dense, 2·M·N·K flops per instruction issued by {ins.issued_by}: "
-            f"{data['layout']} per launch; median of samples of at least {SAMPLE_MS:g} ms of launches queued behind "
-            f"a wait kernel, after {data['warm_s']:.2f} s of warm-up; stopped on {timed['stopped']}",
-            [round(r, 2) for r in rates],
-            method=str(timed.get("method", "gpu-queued")),
-        ),
+        timed_result(f"{ins.name}_tflops", rates, "TFLOP/s", description, timed, 1, 2),
         *clock_result(ins.name, timed, f"the {ins.name} samples"),
-        Result(
-            f"{ins.name}_flop_per_clock_per_sm",
-            round(median),
-            "FLOP/clock/SM",
-            f"{ins.name} rate ÷ (the SM clock it ran at, read inside the kernel, × {sms} SMs), median of the samples",
-            [round(p, 1) for p in per_clock],
-        ),
+        median_result(f"{ins.name}_flop_per_clock_per_sm", per_clock, "FLOP/clock/SM", per_sm, None, 1),
         *held_back(ins.name, statistics.median(clocks), clock_max, data.get("under_load") or {}),
     )
     if peak is None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from cudagloss.model.measurement import Result
 from verifier.cuda import Device
-from verifier.experiment import Outcome, clock_result
+from verifier.experiment import Outcome, clock_note, clock_result, timed_result
 from verifier.gpu import PROBE_SOURCE
 
 ID = "warp-divergence"
@@ -126,18 +126,11 @@ def summarise(raw: dict[str, Any]) -> Outcome:
     for p in PATHS:
         c = cases[p]
         outcome.no_host_time(f"the kernel with {p} {'path' if p == 1 else 'paths'}", c)
-        clock = f", SM clock {statistics.median(c['clock_mhz']):.0f} MHz" if c.get("clock_mhz") else ""
-        outcome.add(
-            Result(
-                f"ns_per_element_{p}_paths",
-                round(median[p], 4),
-                "ns",
-                f"GPU time queued behind a wait kernel ÷ {raw['threads']} threads when lanes take {p} distinct "
-                f"branches (median; stopped on {c['stopped']}{clock})",
-                [round(v, 5) for v in per_element[p]],
-                method=str(c.get("method", "gpu-queued")),
-            )
+        description = (
+            f"GPU time queued behind a wait kernel ÷ {raw['threads']} threads when lanes take {p} distinct "
+            f"branches (median; stopped on {c['stopped']}{clock_note(c)})"
         )
+        outcome.add(timed_result(f"ns_per_element_{p}_paths", per_element[p], "ns", description, c, 4, 5))
     for p in PATHS[1:]:
         outcome.add(Result(f"slowdown_{p}_paths", round(median[p] / median[1], 2), "×", f"{p} branches vs 1 (medians)"))
     clocks = [mhz for p in PATHS for mhz in cases[p].get("clock_mhz") or []]

@@ -54,7 +54,19 @@ def run(args: argparse.Namespace) -> ExitCode:
     if not args.quiet:
         shown = args.terms or display_path(project.terms_dir)
         print(f"{shown}: {report.terms} terms in {report.sections} sections, no errors")
+        if report.summarised_before:
+            print(summarised_before(report.summarised_before))
     return ExitCode.OK
+
+
+def summarised_before(paths: list[str]) -> str:
+    """One line for the files an older summary made that kept no raw samples: by card, so the
+    next GPU runs can be planned (they are not mistakes, and fail no check)."""
+    nodes = sorted({Path(p).name.removesuffix(".json").split("~")[0] for p in paths})
+    return (
+        f"note: {len(paths)} measurement file(s) of {len(nodes)} card(s) ({', '.join(nodes)}) were summarised by "
+        "older code and kept no raw samples to derive again; each card's next `make verify` summarises them anew"
+    )
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

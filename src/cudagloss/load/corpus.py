@@ -41,6 +41,9 @@ class CheckReport:
     terms: int
     sections: int
     warnings: list[Diagnostic] = field(default_factory=list)
+    summarised_before: list[str] = field(default_factory=list)
+    """The files made by today's recipe but summarised by older code, with no raw samples to
+    derive again (NodeRun.summarised_before): not a mistake, said so the next run is planned."""
 
 
 def load_corpus(

@@ -28,7 +28,10 @@ def check_glossary(project: Project, *, cache: bool = True) -> CheckReport:
     """load_glossary's verdict, without keeping the terms: unchanged term files are taken
     from the check cache (cudagloss.load.cache) unless cache is False."""
     measurements, found = load_project_measurements(project)
-    return check_corpus(project.terms_dir, project.root, measurements=measurements, found_before=found, cache=cache)
+    report = check_corpus(project.terms_dir, project.root, measurements=measurements, found_before=found, cache=cache)
+    records = measurements.experiments.values() if measurements is not None else ()
+    report.summarised_before = sorted(run.good_path for r in records for run in r.runs if run.summarised_before)
+    return report
 
 
 def load_project_measurements(project: Project) -> tuple[MeasurementSet | None, list[Diagnostic]]:

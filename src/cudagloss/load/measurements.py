@@ -226,14 +226,17 @@ def _node_run(
             )
         else:
             earlier.append((m, shown))
-    stale = bool(info and good and not made_the_same_way(good, info))
+    moved = bool(info and good and not made_the_same_way(good, info))
+    summary_only = bool(moved and good and info and only_summary_moved(good, info))
+    kept_raw = bool(good and good.raw is not None)
     return NodeRun(
         node,
         good,
         good_shown if good else "",
         failed,
-        stale,
-        rederivable=bool(stale and good and info and good.raw is not None and only_summary_moved(good, info)),
+        moved and not (summary_only and not kept_raw),
+        rederivable=summary_only and kept_raw,
+        summarised_before=summary_only and not kept_raw,
         earlier=tuple(m for m, _ in earlier),
         earlier_paths=tuple(shown for _, shown in earlier),
         failed_path=failed_shown if failed else "",

@@ -39,6 +39,10 @@ class NodeRun:
     stale: bool = False
     rederivable: bool = False
     """Stale only by its summary, with the raw samples to derive it again on the CPU (make rederive)."""
+    summarised_before: bool = False
+    """Made by today's recipe (what reached the GPU and how it was timed), summarised by older code,
+    and without the raw samples to derive it again: not stale, as its numbers are what the GPU
+    measured, but its page says so, and the card's next run summarises it with today's code."""
     earlier: tuple[Measurement, ...] = ()
     earlier_paths: tuple[str, ...] = ()
     failed_path: str = ""

@@ -58,6 +58,9 @@ class RunView(NodeView):
     good: RunFile | None = None
     failed: RunFile | None = None
     earlier: tuple[RunFile, ...] = ()
+    summarised_by: str = ""
+    """Where the run was summarised by older code and kept no raw samples to derive again
+    (NodeRun.summarised_before): the commit its run's verifier was at ('' otherwise)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,7 +84,15 @@ def run_view(record: ExperimentRecord, run: NodeRun) -> RunView:
         good=good,
         failed=_run_file(record, run, run.failed, failed=True),
         earlier=tuple(e for e in earlier if e is not None),
+        summarised_by=_summarised_by(run),
     )
+
+
+def _summarised_by(run: NodeRun) -> str:
+    """The commit an older summary ran at, for a run kept as it summarised it ('' for any other)."""
+    if not run.summarised_before or run.good is None:
+        return ""
+    return str(run.good.provenance.get("git_commit") or "an older commit")[:12]
 
 
 def _run_file(
