@@ -170,11 +170,29 @@ class Device:
         attr = getattr(self.driver.CUdevice_attribute, name)
         return int(check("cuDeviceGetAttribute", self.driver.cuDeviceGetAttribute(attr, self.dev)))
 
+    def capability(self) -> tuple[int, int]:
+        """The compute capability as (major, minor)."""
+        major = self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
+        return major, self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
+
+    def attributes(self, **names: str) -> dict[str, int]:
+        """Each key's CU_DEVICE_ATTRIBUTE_*, read in the order given: the attributes an experiment
+        hands its summary, under its own names."""
+        return {key: self.attribute(name) for key, name in names.items()}
+
+    def memory_facts(self) -> dict[str, int]:
+        """The rated memory clock in kHz, the bus width in bits and the L2 size in bytes the
+        bandwidth experiments hand their summary."""
+        return self.attributes(
+            memory_clock_khz="CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE",
+            bus_width_bits="CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH",
+            l2_bytes="CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE",
+        )
+
     def sm_facts(self, *, clock: bool = False) -> dict[str, Any]:
         """The SM count and compute capability ('9.0') the per-SM experiments hand their summary,
         and the rated SM clock in kHz where asked: read in one place, the same way for each."""
-        major = self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
-        minor = self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
+        major, minor = self.capability()
         facts: dict[str, Any] = {"sm_count": self.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")}
         facts["cc"] = f"{major}.{minor}"
         if clock:
@@ -185,8 +203,7 @@ class Device:
         driver = self.driver
         raw = check("cuDeviceGetName", driver.cuDeviceGetName(256, self.dev))
         version = int(check("cuDriverGetVersion", driver.cuDriverGetVersion()))
-        major = self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
-        minor = self.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
+        major, minor = self.capability()
         return {
             "gpu_name": raw.split(b"\0", 1)[0].decode(),
             "compute_capability": f"{major}.{minor}",

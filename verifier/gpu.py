@@ -106,8 +106,7 @@ class Gpu:
         self.stream = check("cuStreamCreate", self.drv.cuStreamCreate(0))
         self.start = check("cuEventCreate", self.drv.cuEventCreate(0))
         self.end = check("cuEventCreate", self.drv.cuEventCreate(0))
-        major = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
-        minor = device.attribute("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
+        major, minor = device.capability()
         self.arch = f"sm_{major}{minor}"
         flags = self.drv.CU_MEMHOSTALLOC_DEVICEMAP | self.drv.CU_MEMHOSTALLOC_PORTABLE
         self._pinned = int(check("cuMemHostAlloc", self.drv.cuMemHostAlloc(8, flags)))

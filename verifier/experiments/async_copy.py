@@ -98,12 +98,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     from verifier import launch_ex
     from verifier.gpu import opened
 
-    attrs = {
-        "sm_count": device.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"),
-        "memory_clock_khz": device.attribute("CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE"),
-        "bus_width_bits": device.attribute("CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"),
-        "l2_bytes": device.attribute("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"),
-    }
+    attrs = device.attributes(sm_count="CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT") | device.memory_facts()
     grid = attrs["sm_count"] * BLOCKS_PER_SM
     raw: dict[str, Any] = {"expected": expected_total(), "grid": grid}
     with opened(device) as gpu, gpu.buffer(WORDS * 4) as array, gpu.buffer(8) as total, gpu.probe() as probe:

@@ -83,16 +83,15 @@ def placement(where: Any, sms: int, per_sm: int) -> dict[str, Any]:
 def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     from verifier.gpu import opened
 
-    a = device.attribute
-    sms, l2 = a("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"), a("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE")
-    attrs = {
-        "sm_count": sms,
-        "memory_clock_khz": a("CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE"),
-        "bus_width_bits": a("CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"),
-        "smem_sm": a("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"),
-        "optin": a("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
-        "reserved": a("CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK"),
-    }
+    attrs = device.attributes(
+        sm_count="CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT",
+        memory_clock_khz="CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE",
+        bus_width_bits="CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH",
+        smem_sm="CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
+        optin="CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
+        reserved="CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK",
+    )
+    sms, l2 = attrs["sm_count"], device.attribute("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE")
     slice4 = sms * 32 * WORK  # float4s a launch reads: SMs × 32 lanes × W × U × rounds
     n4 = max(-(-BUFFER_L2S * l2 // (16 * slice4)), SLICES) * slice4
     raw: dict[str, Any] = {"points": {}, "skipped": [], "registers": {}, "bytes_per_run": slice4 * 16}

@@ -176,16 +176,6 @@ PROFILED = {
 so pass one is DRAM's), level. nc_read_4mib is the first glossary's "L2" read: what served it?"""
 
 
-def attributes(device: Device) -> dict[str, int]:
-    names = {
-        "memory_clock_khz": "CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE",
-        "bus_width_bits": "CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH",
-        "l2_bytes": "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE",
-        "sm_count": "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT",
-    }
-    return {key: device.attribute(name) for key, name in names.items()}
-
-
 def _kernels(gpu: Any, sms: int) -> tuple[dict[str, Any], int]:
     """The kernels, and the grid that fills every SM with resident blocks of the read kernels."""
     fns = {name: gpu.kernel(SOURCE, name) for name in ("read_hbm", "read_l2", "read_l1", "fill_pattern")}
@@ -246,7 +236,7 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     from verifier.gpu import opened
     from verifier.profile import counters
 
-    attrs = attributes(device)
+    attrs = device.memory_facts() | device.attributes(sm_count="CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
     l2 = attrs["l2_bytes"] >> 20
     raw: dict[str, Any] = {"cases": {}, "skipped": []}
     cases = raw["cases"]

@@ -263,13 +263,13 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     from verifier.gpu import opened
 
     a = device.attribute
-    attrs = {
-        "l2_bytes": a("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"),
-        "clock_khz": a("CU_DEVICE_ATTRIBUTE_CLOCK_RATE"),
-        "sm_count": a("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"),
-        "cc": 10 * a("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
-        + a("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"),
-    }
+    attrs: dict[str, Any] = device.attributes(
+        l2_bytes="CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE",
+        clock_khz="CU_DEVICE_ATTRIBUTE_CLOCK_RATE",
+        sm_count="CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT",
+    )
+    major, minor = device.capability()
+    attrs["cc"] = 10 * major + minor
     # Over half the SM's shared memory per block: no SM can hold two of the per-SM blocks.
     per_sm_shared = a("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR")
     shared = min(a("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"), per_sm_shared // 2 + KIB)

@@ -159,11 +159,11 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     from verifier.gpu import opened
 
     drv = device.driver
-    sms = device.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
-    attrs = {
-        "sm_count": sms,
-        "max_threads_per_sm": device.attribute("CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR"),
-    }
+    attrs = device.attributes(
+        sm_count="CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT",
+        max_threads_per_sm="CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR",
+    )
+    sms = attrs["sm_count"]
     grid = sms * BLOCKS_PER_SM
     threads = grid * BLOCK
     x = np.random.default_rng().uniform(LOW, HIGH, threads).astype(np.float32)

@@ -62,26 +62,12 @@ PER_CLOCK_SLACK, BANDWIDTH_SLACK = 1.01, 1.02
 bandwidth the theoretical by 2% (the memory clock attribute is rounded)."""
 
 
-def attributes(device: Device) -> dict[str, Any]:
-    a = device.attribute
-    return {
-        "sm_count": a("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"),
-        "cc": "{}.{}".format(
-            a("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR"), a("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
-        ),
-        "clock_khz": a("CU_DEVICE_ATTRIBUTE_CLOCK_RATE"),
-        "memory_clock_khz": a("CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE"),
-        "bus_width_bits": a("CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"),
-        "l2_bytes": a("CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"),
-    }
-
-
 def run(device: Device, repeats: int, workdir: Path) -> Outcome:
     import numpy as np
 
     from verifier.gpu import opened
 
-    attrs = attributes(device)
+    attrs = device.sm_facts(clock=True) | device.memory_facts()
     raw: dict[str, Any] = {"points": {}}
     with opened(device) as gpu, gpu.probe() as probe:
         module, _ = device.load(compile_source(SOURCE, "roofline.cu", gpu.arch).image)  # one compile for all

@@ -131,8 +131,10 @@ def run(device: Device, repeats: int, workdir: Path) -> Outcome:
 
     from verifier.gpu import opened
 
-    sms = device.attribute("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")
-    attrs = {"sm_count": sms, "clock_khz": device.attribute("CU_DEVICE_ATTRIBUTE_CLOCK_RATE")}
+    attrs = device.attributes(
+        sm_count="CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT", clock_khz="CU_DEVICE_ATTRIBUTE_CLOCK_RATE"
+    )
+    sms = attrs["sm_count"]
     grid = sms * BLOCKS_PER_SM
     threads = grid * BLOCK
     raw: dict[str, Any] = {"threads": threads}
