@@ -81,7 +81,7 @@ export: $(AUTHOR) ## write the whole glossary as export/llms-full.txt (Markdown)
 	$(BIN)/cudagloss export "$$CUDAGLOSS_TERMS" --out export
 
 test: $(STAMP) ## run the test suite, every tier (what CI runs)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=20
 
 # The slow and special tiers are pytest markers (pyproject.toml, tests/tiers.py); the edit loop skips them.
 FAST := not (browser or builders or servers or slurm or netns or installs or limits or processes)
