@@ -15,7 +15,7 @@ BUILDER ?= mkdocs
 PIP     := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build render check new export test test-fast lint schema verify rederive links byline collect bench bench-tools bench-links clean
+.PHONY: help venv serve build render check new export test test-fast lint schema verify kernels rederive links byline collect bench bench-tools bench-links clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -97,6 +97,10 @@ schema: $(STAMP) ## regenerate schema/*.json from the model
 
 # ARGS, EXPERIMENT and DEVICES reach the command through the environment too: split into words by
 # the shell with globbing off (set -f), never run (a `;`, backticks or `$(...)` in them are text).
+kernels: export CUDAGLOSS_TARGET := $(value TARGET)
+kernels: $(STAMP) ## compile every experiment's kernels for a target on the CPU with NVRTC: registers, spills, shared memory, or why not (TARGET=sm_90; default all)
+	@$(BIN)/python -m verifier.targets_cli --target "$${CUDAGLOSS_TARGET:-all}"
+
 rederive: export CUDAGLOSS_EXPERIMENT := $(value EXPERIMENT)
 rederive: export CUDAGLOSS_ARGS := $(value ARGS)
 rederive: $(AUTHOR) ## derive results again from their committed raw samples where only the summary code changed (CPU; ARGS=--dry-run)

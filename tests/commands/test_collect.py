@@ -168,6 +168,26 @@ def test_each_bad_file_is_refused_with_its_reason_and_nothing_is_merged(repo: Pa
     assert snapshot(repo / "measurements") == before  # the good folder was not merged either
 
 
+def test_a_run_summarised_by_older_code_is_merged_and_one_of_another_recipe_is_not(repo: Path) -> None:
+    """What reached the GPU is the recipe: a run whose summary code alone is older is merged (check
+    then asks for make rederive, or notes it where it kept no raw samples); another recipe is stale."""
+    older = node_folder(repo / "in", "h200-older", ("occupancy",))
+    _edit_file(older / "occupancy" / "h200-older.json", lambda d: d.update(summary="sha256:" + "1" * 64))
+    run = cudagloss(repo, "collect", str(older))
+    assert run.returncode == 0, run.stderr
+    assert (repo / "measurements" / "occupancy" / "h200-older.json").exists()
+    other = node_folder(repo / "in2", "h200-other", ("occupancy",))
+    _edit_file(other / "occupancy" / "h200-other.json", lambda d: d.update(recipe="sha256:" + "1" * 64))
+    run = cudagloss(repo, "collect", str(other))
+    assert run.returncode == 1 and "recipe that differs from this repository's" in run.stderr
+
+
+def _edit_file(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
 def test_one_node_from_two_folders_is_refused(repo: Path) -> None:
     one = node_folder(repo / "a", "h200-x", ("ptx-jit",))
     two = node_folder(repo / "b", "h200-x", ("occupancy",))

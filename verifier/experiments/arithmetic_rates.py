@@ -48,6 +48,11 @@ from verifier.kernels import arith_chains as chains
 from verifier.kernels.arith_chains import BLOCK, CHAINS, ITERS, KINDS, STARTS, UNROLL, WAVES, Kind
 from verifier.sass import disassemble
 from verifier.sass_loop import loop_results
+from verifier.targets import Needs
+
+NEEDS = {"verifier/kernels/arith_chains.py:SOURCE": Needs("the FP16 chains' cvt.f16x2.f32", least=80)}
+"""Checked by make kernels against NVRTC (verifier/targets.py); declared here, as the kernel module is
+part of this experiment's summary key."""
 
 ID = "arithmetic-rates"
 PURPOSE = "FP64, FP16, BF16 and INT32 multiply-add throughput per SM clock per SM against the peak per clock"

@@ -31,6 +31,7 @@ from typing import Any
 from cudagloss.model.measurement import Result
 from verifier.cuda import CudaError, Device, check, compile_source, nvrtc_version, supported_archs
 from verifier.experiment import Outcome
+from verifier.targets import Needs
 
 ID = "blackwell-on-hopper"
 PURPOSE = (
@@ -43,6 +44,15 @@ COLUMNS = 32
 """Tensor memory columns allocated: the smallest allocation (a power of two, at least 32)."""
 RAN = 0x600D
 """What a kernel that ran writes beside its result."""
+
+NEEDS = {
+    "SOURCE": Needs(
+        "tcgen05 tensor memory, on arch- and family-specific targets",
+        only=("sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_110a", "sm_110f"),
+    )
+}
+"""Checked by make kernels against NVRTC (verifier/targets.py): the targets NVRTC 13.0 compiles it for."""
+
 
 SOURCE = rf"""
 // One warp allocates {COLUMNS} columns of tensor memory, writes their address, and frees them.

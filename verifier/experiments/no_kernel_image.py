@@ -21,9 +21,13 @@ from verifier.cuda import Device, check, compile_source, make_fatbin, supported_
 from verifier.experiment import Outcome, failure
 from verifier.kernels import saxpy
 from verifier.spawn import spawn
+from verifier.targets import Needs
 
 ID = "no-kernel-image"
 PURPOSE = "The exact error when an image holds only SASS for another GPU or PTX for a newer one"
+
+NEEDS = {"APP_SOURCE": Needs("a whole host program that nvcc builds on the node", builder="nvcc")}
+"""Checked by make kernels (verifier/targets.py): NVRTC is never asked to compile it."""
 
 APP_SOURCE = r"""
 #include <cstdio>

@@ -23,6 +23,7 @@ it.
 """
 
 from verifier.gpu import PROBE_SOURCE
+from verifier.targets import Needs
 
 SHARED_BYTES = 120 * 1024
 """Dynamic shared memory per block: over half of an SM's 228 KiB, so one block per SM."""
@@ -37,6 +38,10 @@ BW_BLOCK, BW_BYTES, PASSES, UNROLL = 1024, 64 * 1024, 512, 4
 """dsmem_read: 1024 threads read a 64 KiB buffer 512 times, 4 loads in flight per thread."""
 MULT = 2654435761
 """word(rank, j) = ((j ^ (rank << 20)) × MULT) mod 2^32."""
+
+NEEDS = Needs("thread block clusters (%cluster_ctarank)", least=90)
+"""Checked by make kernels against NVRTC (verifier/targets.py)."""
+
 
 SOURCE = (
     PROBE_SOURCE

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from verifier.gpu import PROBE_SOURCE
+from verifier.targets import Needs
 
 M, N, K = 16, 8, 16
 FLOP = 2 * M * N * K
@@ -26,6 +27,10 @@ def fragment(lane: int) -> list[tuple[int, int]]:
     """(row, column) of D that each of lane's four accumulators holds."""
     g, t = divmod(lane % 32, 4)
     return [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)]
+
+
+NEEDS = Needs("mma.sync of shape m16n8k16", least=80)
+"""Checked by make kernels against NVRTC (verifier/targets.py)."""
 
 
 SOURCE = (

@@ -23,6 +23,7 @@ integers, so the CPU's sum is the gate).
 """
 
 from verifier.gpu import PROBE_SOURCE
+from verifier.targets import Needs
 
 TILE_ROWS, TILE_COLS = 32, 128
 """A tile: 32 rows of 128 words (512 bytes of each row), 16 KiB."""
@@ -34,6 +35,10 @@ STAGES = 4
 """Tiles in shared memory per block (64 KiB), and tiles of loads in flight in the plain and direct kernels."""
 SHARED_BYTES = STAGES * TILE_BYTES + 8 * STAGES
 """Dynamic shared memory per block: the tile buffers, then one 8-byte mbarrier per buffer (TMA)."""
+
+NEEDS = Needs("cp.async and TMA bulk copies, in one source", least=90)
+"""Checked by make kernels against NVRTC (verifier/targets.py)."""
+
 
 SOURCE = (
     PROBE_SOURCE

@@ -26,6 +26,7 @@ from typing import Any
 
 from verifier.gpu import PROBE_SOURCE
 from verifier.kernels.mma_sync import error
+from verifier.targets import Needs
 
 M, N, K = 64, 256, 16
 FLOP = 2 * M * N * K
@@ -94,6 +95,10 @@ def _wgmma_asm() -> str:
         '                 : "l"(da), "l"(db), "r"(scale_d));\n'
         "}\n"
     )
+
+
+NEEDS = Needs("wgmma, an instruction of the arch-specific sm_90a target", only=("sm_90a",))
+"""Checked by make kernels against NVRTC (verifier/targets.py)."""
 
 
 SOURCE = (

@@ -36,7 +36,7 @@ from cudagloss.merge.guard import Undo, link_line, merge_links
 from cudagloss.merge.identity import Arriving, card_problems, committed_cards, host_problems, measured_several
 from cudagloss.merge.rerun import Rerun, against_committed, write
 from cudagloss.merge.runs import earlier_runs, file_node
-from cudagloss.model.keys import made_the_same_way
+from cudagloss.model.keys import made_the_same_way, only_summary_moved
 from cudagloss.model.measurement import ExperimentInfo, Measurement
 from cudagloss.model.urls import RUN_MARK, measurement_path, review_path
 
@@ -82,8 +82,10 @@ def _check(m: Measurement, info: ExperimentInfo | None) -> list[str]:
     problems = []
     if info is None:
         problems.append(f"experiment '{m.experiment}' is not one this repository's verifier knows")
-    elif not made_the_same_way(m, info):
-        problems.append("was measured by experiment code that differs from this repository's (a stale run)")
+    elif not (made_the_same_way(m, info) or only_summary_moved(m, info)):
+        # Only the summary older: what reached the GPU is today's recipe. Merged; with raw samples,
+        # make rederive summarises it anew (check says so), without, it is kept as summarised.
+        problems.append("was measured by a recipe that differs from this repository's (a stale run)")
     failed_gates = [g.name for g in m.gates if not g.passed]
     if not m.gates or failed_gates:
         problems.append(f"gates did not pass: {', '.join(failed_gates) or 'none recorded'}")
