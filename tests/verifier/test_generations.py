@@ -102,12 +102,15 @@ def test_cc_90_agrees_with_the_occupancy_experiment(computed: dict[str, object])
 
 @needs_tools
 def test_committed_file_is_what_the_header_computes_now(computed: dict[str, object]) -> None:
-    """Everything but the time it was computed: a new header, toolkit or NVRTC asks for a rerun."""
+    """The values, and what made them (the header's bytes, its toolkit, NVRTC's list): a new header,
+    toolkit or NVRTC asks for a rerun. Where the header lies and which g++ built the program that
+    asked it are recorded, not compared: another machine's are as good."""
     committed = json.loads(COMMITTED.read_text(encoding="utf-8"))
     for doc in (committed, computed):
         provenance = doc["provenance"]
         assert isinstance(provenance, dict)
-        provenance.pop("computed_at")
+        for incidental in ("computed_at", "compiler", "header"):
+            provenance.pop(incidental)
     assert committed == computed, "run `make generations` and commit computed/compute-capabilities.json"
 
 
