@@ -15,7 +15,7 @@ BUILDER ?= mkdocs
 PIP     := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build render check new export test test-fast lint schema verify kernels rederive links byline collect bench bench-tools bench-links clean
+.PHONY: help venv serve build render check new export test test-fast lint schema verify kernels generations rederive links byline collect bench bench-tools bench-links clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -100,6 +100,9 @@ schema: $(STAMP) ## regenerate schema/*.json from the model
 kernels: export CUDAGLOSS_TARGET := $(value TARGET)
 kernels: $(STAMP) ## compile every experiment's kernels for a target on the CPU with NVRTC: registers, spills, shared memory, or why not (TARGET=sm_90; default all)
 	@$(BIN)/python -m verifier.targets_cli --target "$${CUDAGLOSS_TARGET:-all}"
+
+generations: $(STAMP) ## compute each compute capability's occupancy facts with NVIDIA's cuda_occupancy.h and g++ on the CPU, write computed/compute-capabilities.json
+	@$(BIN)/python -m verifier.generations --write
 
 rederive: export CUDAGLOSS_EXPERIMENT := $(value EXPERIMENT)
 rederive: export CUDAGLOSS_ARGS := $(value ARGS)
