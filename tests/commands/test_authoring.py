@@ -21,7 +21,7 @@ from sitebuild import REPO_TERMS, build, fixture_config
 @pytest.fixture
 def glossary(tmp_path: Path) -> Path:
     """A copy of the repository's terms, measurements and verifier catalog to change freely."""
-    for name in ("terms", "measurements", "verifier", "schema"):
+    for name in ("terms", "measurements", "computed", "verifier", "schema"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 

@@ -244,7 +244,7 @@ def test_two_claims_that_say_the_same_are_an_error(glossary: Path) -> None:
 
 def test_a_claim_judged_on_stale_values_says_so(tmp_path: Path) -> None:
     """A file made by an older recipe still decides a claim, but its verdict is marked."""
-    for folder in ("terms", "measurements", "verifier"):
+    for folder in ("terms", "measurements", "computed", "verifier"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     path = tmp_path / "measurements" / "ptx-jit" / "h200-3f1ceb1e.json"
     other = json.loads(path.read_text(encoding="utf-8"))  # a second card, its file current

@@ -36,7 +36,17 @@ def _free_port() -> int:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     """A copy of the glossary under `mkdocs serve`; yields (copy, base URL)."""
-    for name in ("terms", "templates", "measurements", "verifier", "docs", "site_hooks", "schema", "overrides"):
+    for name in (
+        "terms",
+        "templates",
+        "measurements",
+        "computed",
+        "verifier",
+        "docs",
+        "site_hooks",
+        "schema",
+        "overrides",
+    ):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").replace("  - src/cudagloss\n", "")
     (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")

@@ -21,7 +21,7 @@ import pytest
 from conftest import ROOT, copy_checkout
 from sitebuild import MKDOCS, build
 
-PROJECT = ("terms", "templates", "measurements", "docs", "site_hooks", "overrides")
+PROJECT = ("terms", "templates", "measurements", "computed", "docs", "site_hooks", "overrides")
 MARK = "CANARY-5be1d0e7-outside"
 LIMIT_S = 60.0
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}

@@ -48,7 +48,7 @@ def test_repeated_multiplication_stops_at_the_bound_in_a_claim() -> None:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the project's terms, measurements and verifier, where make check's command runs."""
-    for folder in ("terms", "measurements", "verifier"):
+    for folder in ("terms", "measurements", "computed", "verifier"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 

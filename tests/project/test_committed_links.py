@@ -17,7 +17,7 @@ from cudagloss.errors import UsageError
 from cudagloss.files.folder import MARKER, remove_stale_folders, replace_folder
 from cudagloss.files.inside import refuse_links
 
-PROJECT = ("terms", "templates", "measurements", "docs", "overrides", "mkdocs.yml")
+PROJECT = ("terms", "templates", "measurements", "computed", "docs", "overrides", "mkdocs.yml")
 
 
 @pytest.fixture

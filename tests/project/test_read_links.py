@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT, copy_checkout, cudagloss, move_out
 from sitebuild import build
 
-PROJECT = ("terms", "templates", "measurements", "docs", "overrides", "site_hooks", "src", "mkdocs.yml")
+PROJECT = ("terms", "templates", "measurements", "computed", "docs", "overrides", "site_hooks", "src", "mkdocs.yml")
 SECRET = "s3cr3t-0UTSIDE-77b1"
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import copy_checkout, cudagloss, move_out
 
-PROJECT = ("terms", "measurements", "schema", "verifier", "src", "mkdocs.yml")
+PROJECT = ("terms", "measurements", "computed", "schema", "verifier", "src", "mkdocs.yml")
 SECRET = "s3cr3t-0UTSIDE-39v"
 READ = "{}:1:1: is a symbolic link; the {} and the folders above it are plain folders"
 

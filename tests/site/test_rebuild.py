@@ -17,7 +17,7 @@ from cudagloss.site.output import SiteContent
 
 
 def _copy(tmp_path: Path) -> Path:
-    for name in ("terms", "measurements", "verifier"):
+    for name in ("terms", "measurements", "computed", "verifier"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
@@ -65,7 +65,14 @@ def test_contexts_have_no_identity_reprs(tmp_path: Path) -> None:
     from cudagloss.site.renderer import Renderer
 
     root = _copy(tmp_path)
-    corpus = load_glossary(Project(root=root, terms_dir=root / "terms", measurements_dir=root / "measurements"))
+    corpus = load_glossary(
+        Project(
+            root=root,
+            terms_dir=root / "terms",
+            measurements_dir=root / "measurements",
+            computed_dir=root / "computed",
+        )
+    )
     renderer = Renderer(corpus, Project(root=root, templates_dir=ROOT / "templates"))
     again = Renderer(load_glossary(Project.default(root)), Project(root=ROOT, templates_dir=ROOT / "templates"))
     for t in corpus:

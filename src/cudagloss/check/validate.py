@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from cudagloss.check.charts import chart_diagnostics
 from cudagloss.check.claims import claim_diagnostics
+from cudagloss.check.computed import computed_diagnostics
 from cudagloss.check.diagrams import diagram_diagnostics
 from cudagloss.check.entries import Entry, Ref
 from cudagloss.check.fields import emails, future_dates, shown, source_url_mistake
@@ -29,6 +30,7 @@ from cudagloss.check.singular import singular_gpu
 from cudagloss.check.worked import worked_diagnostics
 from cudagloss.errors import Diagnostic, did_you_mean
 from cudagloss.model.addresses import url_host_problem
+from cudagloss.model.computed_set import ComputedSet
 from cudagloss.model.corpus import Corpus, Facts, LoadedTerm
 from cudagloss.model.display import verify_command
 from cudagloss.model.limits import QUOTE_MIN_WORDS
@@ -241,11 +243,12 @@ def _measurements(t: LoadedTerm, measurements: MeasurementSet | None) -> Iterato
 
 
 def term_diagnostics(
-    t: LoadedTerm, measurements: MeasurementSet | None, facts: Facts
+    t: LoadedTerm, measurements: MeasurementSet | None, facts: Facts, computed: ComputedSet | None = None
 ) -> tuple[list[Diagnostic], set[int]]:
-    """Every check one term's file decides, given the measurements and the facts file; and
-    the index of each fact its prose used (the facts check needs them all)."""
+    """Every check one term's file decides, given the measurements, the facts file and the
+    computed tables; and the index of each fact its prose used (the facts check needs them all)."""
     out: list[Diagnostic] = []
+    out += computed_diagnostics(t, computed)
     out += _text_fields(t)
     out += placeholders(t)
     out += _sources(t)

@@ -30,6 +30,7 @@ from cudagloss.load.terms import (
     term_from_text,
 )
 from cudagloss.model.chart_spec import DIAGRAMS_DIR
+from cudagloss.model.computed_set import ComputedSet
 from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.measurements import MeasurementSet
 
@@ -53,11 +54,12 @@ def load_corpus(
     measurements: MeasurementSet | None = None,
     found_before: list[Diagnostic] | None = None,
     cache: bool = True,
+    computed: ComputedSet | None = None,
 ) -> Corpus:
     """Load all terms of folder and check them (and their citations of measurements); raise
     GlossaryError with every mistake, including found_before (e.g. from the measurement
     files). Warnings alone do not raise: they are kept on the corpus."""
-    corpus, _ = _run(folder, root, measurements, found_before, need_terms=True, cache=cache)
+    corpus, _ = _run(folder, root, measurements, found_before, need_terms=True, cache=cache, computed=computed)
     return corpus
 
 
@@ -68,10 +70,11 @@ def check_corpus(
     measurements: MeasurementSet | None = None,
     found_before: list[Diagnostic] | None = None,
     cache: bool = True,
+    computed: ComputedSet | None = None,
 ) -> CheckReport:
     """load_corpus's verdict without the terms: raises the same GlossaryError, else reports
     how many terms and sections there are and the warnings."""
-    corpus, count = _run(folder, root, measurements, found_before, need_terms=False, cache=cache)
+    corpus, count = _run(folder, root, measurements, found_before, need_terms=False, cache=cache, computed=computed)
     return CheckReport(count, len(corpus.sections), corpus.warnings)
 
 
@@ -83,6 +86,7 @@ def _run(
     *,
     need_terms: bool,
     cache: bool,
+    computed: ComputedSet | None = None,
 ) -> tuple[Corpus, int]:
     mistake = folder_mistake(folder, root)
     if mistake is not None:
@@ -100,6 +104,8 @@ def _run(
         repr(facts),
         folder_shown,
         folder_digest(folder / DIAGRAMS_DIR) if first_link(folder / DIAGRAMS_DIR, folder) is None else "a link",
+        "no computed" if computed is None else "a link" if computed.link() else folder_digest(computed.folder),
+        display_path(computed.folder, root) if computed is not None else "",
     )
     store = CheckCache.open(folder, context) if cache else CheckCache(None, context)
     terms: list[LoadedTerm] = []
@@ -123,7 +129,7 @@ def _run(
         if checked is None:
             local, used_here, entry = found, set[int](), None
             if loaded is not None:
-                more, used_here = term_diagnostics(loaded, measurements, facts)
+                more, used_here = term_diagnostics(loaded, measurements, facts, computed)
                 local, entry = local + more, entry_of(loaded)
             checked = Checked(local, frozenset(used_here), entry)
             store.put(path.name, key, checked)
@@ -137,6 +143,7 @@ def _run(
         folder, terms, sections.sections if sections else [], sections_path, measurements, sections_positions
     )
     corpus.facts = facts
+    corpus.computed = computed
     changes = Changes(folder)
 
     def blame(a: str, b: str) -> str | None:

@@ -103,6 +103,7 @@ def refuse_folders_outside(project: Project, config: Path) -> Project:
         ("extra.glossary.terms_dir", project.terms_dir),
         ("extra.glossary.templates_dir", project.templates_dir),
         ("extra.glossary.measurements_dir", project.measurements_dir),
+        ("extra.glossary.computed_dir", project.computed_dir),
     )
     for key, folder in named:
         if folder is not None and not Path(os.path.abspath(folder)).is_relative_to(project.root):
@@ -130,8 +131,8 @@ def glossary_folders(glossary: object, config: Path) -> dict[str, Path | None]:
     found: dict[str, Path | None] = {}
     for key, default in FOLDERS.items():
         value = glossary.get(key, default)
-        if key == "measurements_dir" and value in (None, ""):
-            found[key] = None  # a glossary without measurements
+        if key in ("measurements_dir", "computed_dir") and value in (None, ""):
+            found[key] = None  # a glossary without measurements (or computed tables)
         else:
             found[key] = _folder(config, value, f"extra.glossary.{key}")
     return found
@@ -158,6 +159,7 @@ def project_from(data: Mapping[str, Any], config: Path) -> Project:
         terms_dir=folders["terms_dir"] or config.parent / "terms",
         templates_dir=folders["templates_dir"] or config.parent / "templates",
         measurements_dir=folders["measurements_dir"],
+        computed_dir=folders["computed_dir"],
         commit=_commit(((data.get("extra") or {}).get("glossary") or {}).get("commit"), config),
     )
 

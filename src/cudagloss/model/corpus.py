@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic
+from cudagloss.model.computed_set import ComputedSet
 from cudagloss.model.link_checks import LinkChecks
 from cudagloss.model.measurements import MeasurementSet
 from cudagloss.model.positions import Positions
@@ -97,6 +98,8 @@ class Corpus:
     link_checks: LinkChecks | None = None
     """What the last link check run found (`render --link-report`), for the pages to say; None without one."""
     """The reviewed numbers about a GPU that the terms may type (the folder's _facts.yml)."""
+    computed: ComputedSet | None = None
+    """The tables of the computed/ folder that terms may cite; None when the glossary has none."""
     _by_slug: dict[str, LoadedTerm] = field(default_factory=dict, init=False, repr=False)
     _sorted: list[LoadedTerm] | None = field(default=None, init=False, repr=False)
     """The terms in A-Z order, once asked for (the home page, the exports and every measurement

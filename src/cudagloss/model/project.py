@@ -2,7 +2,7 @@
 
 Every verb, the verifier, the preview and `render` are handed one Project (read from mkdocs.yml
 by cudagloss.load.project, or the defaults where there is none) and ask it for the terms, the
-templates and the measurements; no other module decides a folder, a root or the site's name.
+templates, the measurements and the computed tables; no other module decides a folder, a root or the site's name.
 """
 
 from __future__ import annotations
@@ -18,7 +18,12 @@ from cudagloss.errors import UsageError
 DEFAULT_SITE_NAME = "CUDA Glossary"
 DEFAULT_EDIT_URI_TEMPLATE = "edit/main/{path}"
 CONFIG = "mkdocs.yml"
-FOLDERS = {"terms_dir": "terms", "templates_dir": "templates", "measurements_dir": "measurements"}
+FOLDERS = {
+    "terms_dir": "terms",
+    "templates_dir": "templates",
+    "measurements_dir": "measurements",
+    "computed_dir": "computed",
+}
 """The options under `extra: glossary:` that are folders relative to the configuration's, and their defaults."""
 OPTIONS = (*FOLDERS, "commit")
 """Every option under `extra: glossary:`; `commit` is the commit the site is built from (the
@@ -47,6 +52,9 @@ class Project:
     templates_dir: Path = Path("templates")
     measurements_dir: Path | None = Path("measurements")
     """None for a glossary without measurements (`measurements_dir: null` or empty)."""
+    computed_dir: Path | None = None
+    """The tables computed by NVIDIA's tools that terms cite (`computed:`): a configuration's
+    `computed_dir` (default computed/); None for a glossary without any, whose citations are not checked."""
     shared: dict[str, Any] = field(default_factory=dict)
     """The plain settings both builders read (site_description, copyright), as written."""
     theme: dict[str, Any] = field(default_factory=dict)

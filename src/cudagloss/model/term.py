@@ -32,6 +32,8 @@ from cudagloss.model.source import Source as Source
 from cudagloss.model.source import is_slug as is_slug
 from cudagloss.model.worked import WorkedExample
 
+COMPUTED_MAX = 4
+"""Computed tables one page may show."""
 PLACEHOLDER = "FILL IN"
 """What `make new` writes at the start of each text the author must replace ('FILL-IN' in a
 URL); `make check` reports every one left (cudagloss.check.placeholders)."""
@@ -199,6 +201,16 @@ class Term:
     measurements: list[MeasurementCitation] = field(
         default_factory=list,
         metadata=doc("Experiments of the verifier whose results the page cites.", max_items=ITEMS_MAX),
+    )
+    computed: list[str] = field(
+        default_factory=list,
+        metadata=doc(
+            "Files of the computed/ folder (names without .json, written by `make generations`), "
+            "each shown as a table on the page.",
+            max_items=COMPUTED_MAX,
+            pattern=SLUG_PATTERN,
+            max_length=NAME_MAX,
+        ),
     )
     claims: list[Claim] = field(
         default_factory=list,

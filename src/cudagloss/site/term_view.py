@@ -19,6 +19,7 @@ from cudagloss.model.urls import page_url, section_src_uri, term_src_uri
 from cudagloss.site import escape
 from cudagloss.site.cite_this import cite_this_view
 from cudagloss.site.comparisons import comparison_rows
+from cudagloss.site.computed_view import computed_views
 from cudagloss.site.environment import author_markdown, isodate
 from cudagloss.site.fleet import measured_by
 from cudagloss.site.measurement_views import cited_experiment_view, claim_view
@@ -75,6 +76,7 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         term=TermHeading(term.name, term.title, tuple(term.error_strings)),
         definition=author_markdown(term.definition),
         body=r.body(slug),
+        computed=computed_views(term.computed, r.corpus.computed),
         also_known_as=(*term.aliases, *term.abbreviations),
         section=section_link,
         related=tuple(related),

@@ -20,6 +20,7 @@ from cudagloss.model.measurements import COMBINED
 from cudagloss.model.term import Section
 from cudagloss.site.cite_this import CiteThisView
 from cudagloss.site.comparisons import ComparisonRow
+from cudagloss.site.computed_view import ComputedView
 from cudagloss.site.fleet import MeasuredBy, NodeGroup, NodeView
 from cudagloss.site.overview import Highlight, Measured
 
@@ -227,6 +228,8 @@ class TermPage:
     """A new issue in the repository, prefilled with the page's values and provenance (site/report.py)."""
     body_text: Markup | None = None
     """The body as the exports show it, its charts as tables; None where it has no chart."""
+    computed: tuple[ComputedView, ...] = ()
+    """The computed tables the term cites (site.computed_view), shown after the body."""
 
 
 # -- the home page and section pages --------------------------------------------------------

@@ -1,0 +1,92 @@
+"""A computed table as a term's page shows it (templates/term.md.j2, "Computed by NVIDIA's
+tools"): one row per compute capability in numeric order, one column per function in the
+order of the file's provenance, and a sentence of where the values come from, said only from
+the file's provenance. The strings stay plain: the template escapes each (`| cell`, `| code`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cudagloss.model.computed import ComputedTable, Value
+from cudagloss.model.computed_set import ComputedSet
+
+LABELS = {
+    "cudaOccSMemAllocationGranularity": "shared memory allocation granularity",
+    "cudaOccRegAllocationMaxPerThread": "register allocation maximum per thread",
+    "cudaOccRegAllocationGranularity": "register allocation granularity",
+    "cudaOccSubPartitionsPerMultiprocessor": "sub-partitions per multiprocessor",
+    "cudaOccMaxBlocksPerMultiprocessor": "maximum blocks per multiprocessor",
+    "cudaOccMaxVirtualResourceCountPerSM": "maximum virtual resource count per SM",
+    "cudaOccMaxBlocksPerSMBlockBarrierLimit": "maximum blocks per SM under the block barrier limit",
+    "cudaOccPartitionedGlobalCachingModeSupport": "partitioned global caching mode support",
+    "cudaOccAlignUpShmemSizeVoltaPlus": "the shared memory sizes it aligns up to, in bytes",
+}
+"""Each function's name said in words, nothing added to it; the bytes are verifier/generations.py's
+("the distinct sizes it gives, bytes ascending")."""
+
+
+def label(function: str) -> str:
+    """A short plain label for a header function: LABELS', else its name's words in lower case."""
+    if function in LABELS:
+        return LABELS[function]
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", function.removeprefix("cudaOcc"))
+    return " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words) or function
+
+
+@dataclass(frozen=True, slots=True)
+class ComputedColumn:
+    function: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class ComputedRow:
+    capability: str
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ComputedView:
+    name: str
+    columns: tuple[ComputedColumn, ...]
+    rows: tuple[ComputedRow, ...]
+    header: str
+    """The header's file name (the last part of the path the file states)."""
+    cuda_version: str
+    sha256: str
+    """The first 12 hex digits of the header's sha256."""
+    compiler: str
+    nvrtc_version: str
+    date: str
+
+
+def _cell(value: Value | None) -> str:
+    if value is None:
+        return ""
+    return ", ".join(str(v) for v in value) if isinstance(value, tuple) else str(value)
+
+
+def computed_view(table: ComputedTable) -> ComputedView:
+    p = table.provenance
+    return ComputedView(
+        name=table.name,
+        columns=tuple(ComputedColumn(f, label(f)) for f in table.functions),
+        rows=tuple(
+            ComputedRow(cc, tuple(_cell(table.values[cc].get(f)) for f in table.functions))
+            for cc in table.capabilities()
+        ),
+        header=str(p["header"]).rsplit("/", 1)[-1],
+        cuda_version=str(p["cuda_version"]),
+        sha256=str(p["header_sha256"])[:12],
+        compiler=str(p["compiler"]),
+        nvrtc_version=str(p["nvrtc_version"]),
+        date=str(p["computed_at"])[:10],
+    )
+
+
+def computed_views(names: list[str], computed: ComputedSet | None) -> tuple[ComputedView, ...]:
+    """The views of the tables a term cites, in its order (the check refused any that cannot be read)."""
+    tables = [computed.get(n)[0] for n in names] if computed is not None else []
+    return tuple(computed_view(t) for t in tables if t is not None)
