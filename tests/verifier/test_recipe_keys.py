@@ -104,7 +104,7 @@ def check_strict(tree: Path) -> subprocess.CompletedProcess[str]:
 
 
 def checkout(tmp_path: Path) -> Path:
-    for folder in ("src", "verifier", "terms", "measurements"):
+    for folder in ("src", "verifier", "terms", "measurements", "computed"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
