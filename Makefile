@@ -101,8 +101,9 @@ kernels: export CUDAGLOSS_TARGET := $(value TARGET)
 kernels: $(STAMP) ## compile every experiment's kernels for a target on the CPU with NVRTC: registers, spills, shared memory, or why not (TARGET=sm_90; default all)
 	@$(BIN)/python -m verifier.targets_cli --target "$${CUDAGLOSS_TARGET:-all}"
 
-generations: $(STAMP) ## compute each compute capability's occupancy facts with NVIDIA's cuda_occupancy.h and g++ on the CPU, write computed/compute-capabilities.json
+generations: $(STAMP) ## compute per-compute-capability facts on the CPU: occupancy limits (cuda_occupancy.h, g++) and which targets NVRTC compiles each feature for; write computed/
 	@$(BIN)/python -m verifier.generations --write
+	@$(BIN)/python -m verifier.availability --write
 
 rederive: export CUDAGLOSS_EXPERIMENT := $(value EXPERIMENT)
 rederive: export CUDAGLOSS_ARGS := $(value ARGS)

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cudagloss.errors import Diagnostic, display_path
 from cudagloss.files.inside import READ_HINT, first_link
+from cudagloss.model.availability import AvailabilityTable, parse_availability
 from cudagloss.model.computed import ComputedError, ComputedTable, parse_computed, read_computed_text
 from cudagloss.model.source import is_slug
+
+Table = ComputedTable | AvailabilityTable
+PARSERS: dict[str, Callable[[str, str, str], Table]] = {"instruction-availability": parse_availability}
+"""A computed file's reader by its name; any other name is a table per compute capability
+(cudagloss.model.computed). The name is the table's identity: terms cite it, the tool writes it."""
 
 
 @dataclass
@@ -19,7 +26,7 @@ class ComputedSet:
 
     folder: Path
     root: Path | None = None
-    _read: dict[str, tuple[ComputedTable | None, list[Diagnostic]]] = field(default_factory=dict, repr=False)
+    _read: dict[str, tuple[Table | None, list[Diagnostic]]] = field(default_factory=dict, repr=False)
 
     def link(self) -> str | None:
         """The first component of the folder that is a symbolic link, as shown; None without one."""
@@ -33,7 +40,7 @@ class ComputedSet:
             return []
         return sorted(p.name[:-5] for p in self.folder.iterdir() if p.name.endswith(".json") and is_slug(p.name[:-5]))
 
-    def get(self, name: str) -> tuple[ComputedTable | None, list[Diagnostic]]:
+    def get(self, name: str) -> tuple[Table | None, list[Diagnostic]]:
         """The table called name, or None with the diagnostics that say why it cannot be used."""
         if name not in self._read:
             shown = display_path(self.folder / f"{name}.json", self.root)
@@ -42,7 +49,7 @@ class ComputedSet:
                     message = "is a symbolic link; the computed folder and the folders above it are plain folders"
                     raise ComputedError([Diagnostic(link, 1, 1, message, READ_HINT)])
                 text = read_computed_text(self.folder / f"{name}.json", shown)
-                self._read[name] = parse_computed(text, shown, name), []
+                self._read[name] = PARSERS.get(name, parse_computed)(text, shown, name), []
             except ComputedError as exc:
                 self._read[name] = None, exc.diagnostics
         return self._read[name]

@@ -7,10 +7,15 @@ the file's provenance. The strings stay plain: the template escapes each (`| cel
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
+from cudagloss.model.availability import AvailabilityTable
 from cudagloss.model.computed import ComputedTable, Value
 from cudagloss.model.computed_set import ComputedSet
+from cudagloss.site.availability_view import AvailabilityView, availability_view
 
 LABELS = {
     "cudaOccSMemAllocationGranularity": "shared memory allocation granularity",
@@ -60,6 +65,7 @@ class ComputedView:
     compiler: str
     nvrtc_version: str
     date: str
+    kind: str = "occupancy"
 
 
 def _cell(value: Value | None) -> str:
@@ -86,7 +92,14 @@ def computed_view(table: ComputedTable) -> ComputedView:
     )
 
 
-def computed_views(names: list[str], computed: ComputedSet | None) -> tuple[ComputedView, ...]:
-    """The views of the tables a term cites, in its order (the check refused any that cannot be read)."""
+def computed_views(
+    names: list[str], computed: ComputedSet | None, href: Callable[[str], Markup | None] = lambda _: None
+) -> tuple[ComputedView | AvailabilityView, ...]:
+    """The views of the tables a term cites, in its order (the check refused any that cannot be
+    read); href gives a term's link from the citing page, for the tables that name terms."""
     tables = [computed.get(n)[0] for n in names] if computed is not None else []
-    return tuple(computed_view(t) for t in tables if t is not None)
+    return tuple(
+        availability_view(t, href) if isinstance(t, AvailabilityTable) else computed_view(t)
+        for t in tables
+        if t is not None
+    )

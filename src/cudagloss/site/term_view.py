@@ -76,7 +76,11 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
         term=TermHeading(term.name, term.title, tuple(term.error_strings)),
         definition=author_markdown(term.definition),
         body=r.body(slug),
-        computed=computed_views(term.computed, r.corpus.computed),
+        computed=computed_views(
+            term.computed,
+            r.corpus.computed,
+            lambda to: r.href_between(uri, term_src_uri(to)) if to in r.corpus else None,
+        ),
         also_known_as=(*term.aliases, *term.abbreviations),
         section=section_link,
         related=tuple(related),

@@ -18,6 +18,7 @@ from markupsafe import Markup
 from cudagloss.model.display import short_gpu
 from cudagloss.model.measurements import COMBINED
 from cudagloss.model.term import Section
+from cudagloss.site.availability_view import AvailabilityView
 from cudagloss.site.cite_this import CiteThisView
 from cudagloss.site.comparisons import ComparisonRow
 from cudagloss.site.computed_view import ComputedView
@@ -228,7 +229,7 @@ class TermPage:
     """A new issue in the repository, prefilled with the page's values and provenance (site/report.py)."""
     body_text: Markup | None = None
     """The body as the exports show it, its charts as tables; None where it has no chart."""
-    computed: tuple[ComputedView, ...] = ()
+    computed: tuple[ComputedView | AvailabilityView, ...] = ()
     """The computed tables the term cites (site.computed_view), shown after the body."""
 
 
