@@ -28,8 +28,9 @@ from cudagloss.boundary import guarded
 from cudagloss.errors import ExitCode, UsageError
 from cudagloss.files.atomic import write_text_atomic
 from cudagloss.files.inside import refuse_links
+from verifier import disassembler
 from verifier.cuda import CudaError, compile_source, nvrtc_version
-from verifier.kernels.features import FEATURES, HEAD
+from verifier.kernels.features import FEATURES, HEAD, SASS_SHOWN
 from verifier.targets_cli import every_target
 
 PROG = "make generations"
@@ -54,18 +55,27 @@ def reason(exc: CudaError) -> str:
     return f"nvrtc: {exc.name}: {' '.join((exc.log or exc.message).split())}"[:MAX_REASON]
 
 
-def cell(job: tuple[int, str]) -> str:
-    """One feature on one target: 'compiled' or the refusal."""
+Cell = tuple[str, list[str] | None]
+"""A verdict, and the SASS instructions kept (SASS_SHOWN's features where they compiled; else None)."""
+
+
+def cell(job: tuple[int, str]) -> Cell:
+    """One feature on one target: 'compiled' or the refusal, and its SASS where it is shown."""
     feature = FEATURES[job[0]]
     try:
-        compile_source(HEAD + feature.source, f"{feature.id}.cu", job[1])
+        compiled = compile_source(HEAD + feature.source, f"{feature.id}.cu", job[1])
     except CudaError as exc:
-        return reason(exc)
-    return COMPILED
+        return reason(exc), None
+    if feature.id not in SASS_SHOWN:
+        return COMPILED, None
+    tool = disassembler.find()
+    if tool is None:
+        raise UsageError("no cuobjdump and nvdisasm: `make generations` installs them from requirements.lock")
+    return COMPILED, [i for i in tool.instructions(compiled.image) if SASS_SHOWN[feature.id] in i.split(" ")[0]]
 
 
-def matrix(targets: list[str], jobs: int) -> dict[str, dict[str, str]]:
-    """Every feature on every target, compiled in jobs processes."""
+def matrix(targets: list[str], jobs: int) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, list[str]]]]:
+    """Every feature on every target, compiled in jobs processes; and the SASS shown, by feature."""
     work = [(i, t) for t in targets for i in range(len(FEATURES))]
     if jobs > 1:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
@@ -73,26 +83,36 @@ def matrix(targets: list[str], jobs: int) -> dict[str, dict[str, str]]:
     else:
         found = [cell(w) for w in work]
     values: dict[str, dict[str, str]] = {t: {} for t in targets}
-    for (i, target), verdict in zip(work, found, strict=True):
+    sass: dict[str, dict[str, list[str]]] = {f: {} for f in SASS_SHOWN}
+    for (i, target), (verdict, kept) in zip(work, found, strict=True):
         values[target][FEATURES[i].id] = verdict
-    return values
+        if kept is not None:
+            sass[FEATURES[i].id][target] = kept
+    return values, sass
 
 
 def compute(jobs: int) -> dict[str, Any]:
     """The document written: provenance, the features (with their kernels) and the cells."""
     version = nvrtc_version()
+    tool = disassembler.find()
+    if tool is None:
+        raise UsageError("no cuobjdump and nvdisasm: `make generations` installs them from requirements.lock")
+    values, sass = matrix(every_target(), jobs)
     return {
         "provenance": {
             "tool": "verifier/availability.py",
             "nvrtc_version": version,
             "compiler": f"NVRTC {version} (nvrtcCompileProgram; for an sm_ target NVRTC runs ptxas itself)",
             "targets": "nvrtcGetSupportedArchs, then each a and f variant NVRTC compiles an empty kernel for",
+            "disassembler": f"cuobjdump {tool.version()} --dump-sass",
             "computed_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         },
         "features": [
-            {"id": f.id, "ptx": f.ptx, "label": f.label, "term": f.term, "source": f.source} for f in FEATURES
+            {"id": f.id, "ptx": f.ptx, "label": f.label, "term": f.term, "source": HEAD + f.source.lstrip("\n")}
+            for f in FEATURES
         ],
-        "values": matrix(every_target(), jobs),
+        "values": values,
+        "sass": sass,
     }
 
 

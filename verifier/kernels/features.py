@@ -339,3 +339,8 @@ extern "C" __global__ void k(unsigned int* out) {
 }""",
     ),
 )
+
+SASS_SHOWN: dict[str, str] = {"mma-f16": "MMA", "mma-e4m3": "MMA", "mma-f64": "MMA"}
+"""The features whose SASS the table keeps for every target that compiled them, and the part of
+an opcode that marks the instructions kept (HMMA, QMMA, DMMA all hold MMA): the same PTX is a
+different machine instruction, or several, from one generation to the next."""

@@ -23,6 +23,10 @@ REFUSAL = re.compile(r"(ptxas|nvrtc): [^\n]{1,300}")
 TARGET = re.compile(r"sm_(\d{2,3})([af]?)")
 MAX_FEATURES = 64
 MAX_TARGETS = 64
+MAX_SASS = 16
+"""SASS instructions kept for one feature on one target (the matrix instructions of a tiny kernel)."""
+SASS_LINE = re.compile(r"[^\n]{1,200}")
+KEYS = {"provenance", "features", "values", "sass"}
 FIELDS = {
     "id": re.compile(r"[a-z0-9]+(?:-[a-z0-9]+){0,7}"),
     "ptx": re.compile(r"[^\n]{1,200}"),
@@ -36,6 +40,7 @@ PROVENANCE = {
     "nvrtc_version": re.compile(r"\d{1,3}\.\d{1,3}"),
     "compiler": re.compile(r"[^\n]{1,300}"),
     "targets": re.compile(r"[^\n]{1,300}"),
+    "disassembler": re.compile(r"[^\n]{1,200}"),
     "computed_at": re.compile(r"\d{4}-\d\d-\d\dT[0-9:.]{1,20}Z"),
 }
 """What the file says of how it was made: exactly these keys."""
@@ -58,6 +63,8 @@ class AvailabilityTable:
     provenance: dict[str, str]
     features: tuple[Feature, ...]
     values: dict[str, dict[str, str]]
+    sass: dict[str, dict[str, tuple[str, ...]]]
+    """For a few features, the SASS instructions each target that compiled them got (cuobjdump)."""
 
     def targets(self) -> list[str]:
         """Targets in the compiler's order: by compute capability, then plain, a, f."""
@@ -108,7 +115,33 @@ def _problems(data: Any, at: Any) -> tuple[list[tuple[int, str]], list[str]]:
             if not (isinstance(verdict, str) and (verdict == COMPILED or REFUSAL.fullmatch(verdict))):
                 message = f"{target} {fid}: must be '{COMPILED}' or 'ptxas: ' or 'nvrtc: ' and one line"
                 issues.append((at("values", target, fid), message))
+    issues += _sass_problems(data["sass"], ids, values, at)
     return issues, ids
+
+
+def _sass_problems(sass: Any, ids: list[str], values: dict[str, Any], at: Any) -> list[tuple[int, str]]:
+    """The kept SASS: by feature, then by a target that compiled it, a short list of lines."""
+    if not isinstance(sass, dict) or len(sass) > MAX_FEATURES:
+        return [(at("sass"), f"'sass' must be an object of at most {MAX_FEATURES} features")]
+    issues: list[tuple[int, str]] = []
+    for fid, rows in sass.items():
+        if fid not in ids:
+            issues.append((at("sass", fid, key=True), f"'{fid[:64]}' is not one of the features"))
+            continue
+        if not isinstance(rows, dict):
+            issues.append((at("sass", fid), f"the SASS of {fid} must be an object of targets"))
+            continue
+        for target, lines in rows.items():
+            if not isinstance(values.get(target), dict) or values[target].get(fid) != COMPILED:
+                issues.append((at("sass", fid, target, key=True), f"{fid} did not compile for '{target[:16]}'"))
+            elif not (
+                isinstance(lines, list)
+                and len(lines) <= MAX_SASS
+                and all(isinstance(line, str) and SASS_LINE.fullmatch(line) for line in lines)
+            ):
+                message = f"{fid} on {target}: at most {MAX_SASS} instructions, each one line"
+                issues.append((at("sass", fid, target), message))
+    return issues
 
 
 def parse_availability(text: str, shown: str, name: str) -> AvailabilityTable:
@@ -125,8 +158,8 @@ def parse_availability(text: str, shown: str, name: str) -> AvailabilityTable:
     def at(*path: str | int, key: bool = False) -> int:
         return where.offset(path, key=key) if isinstance(where, Where) else 0
 
-    if not isinstance(data, dict) or set(data) != {"provenance", "features", "values"}:
-        raise ComputedError.one(shown, "must be an object with exactly the keys 'provenance', 'features' and 'values'")
+    if not isinstance(data, dict) or set(data) != KEYS:
+        raise ComputedError.one(shown, f"must be an object with exactly the keys {', '.join(sorted(KEYS))}")
     issues = [(offset, f"repeats the key '{key}'") for offset, key in parsed.duplicates]
     found, _ = _problems(data, at)
     issues += found
@@ -138,4 +171,6 @@ def parse_availability(text: str, shown: str, name: str) -> AvailabilityTable:
             diagnostics = [*diagnostics[:MAX_REPORTED], Diagnostic(shown, 1, 1, f"and {extra:,} more problems", HINT)]
         raise ComputedError(diagnostics)
     features = tuple(Feature(**f) for f in data["features"])
-    return AvailabilityTable(name, dict(data["provenance"]), features, {t: dict(r) for t, r in data["values"].items()})
+    values = {t: dict(r) for t, r in data["values"].items()}
+    sass = {f: {t: tuple(lines) for t, lines in rows.items()} for f, rows in data["sass"].items()}
+    return AvailabilityTable(name, dict(data["provenance"]), features, values, sass)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from cudagloss.model.availability import COMPILED, TARGET, AvailabilityTable, Feature
+from cudagloss.model.availability import COMPILED, TARGET, AvailabilityTable, Feature, target_key
 from cudagloss.site import escape
 
 YES = "yes"
@@ -60,12 +60,28 @@ class KernelView:
 
 
 @dataclass(frozen=True, slots=True)
+class SassRow:
+    targets: str
+    opcodes: str
+    """The opcodes (mnemonic and modifiers, operands dropped) in order, '' for none kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class SassView:
+    feature: str
+    ptx: str
+    rows: tuple[SassRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class AvailabilityView:
     name: str
     capabilities: tuple[str, ...]
     rows: tuple[AvailabilityRow, ...]
     refusals: tuple[Refusal, ...]
     kernels: tuple[KernelView, ...]
+    sass: tuple[SassView, ...]
+    disassembler: str
     compiler: str
     targets: str
     nvrtc_version: str
@@ -109,6 +125,16 @@ def _refusals(table: AvailabilityTable, feature: Feature) -> list[Refusal]:
     ]
 
 
+def _sass(table: AvailabilityTable, feature: Feature) -> SassView:
+    """The targets that got the same opcodes, together, in the compiler's order of targets."""
+    kept = table.sass.get(feature.id, {})
+    grouped: dict[str, list[str]] = {}
+    for target in sorted(kept, key=target_key):
+        opcodes = ", ".join(line.split(" ", 1)[0] for line in kept[target])
+        grouped.setdefault(opcodes, []).append(target)
+    return SassView(feature.id, feature.ptx, tuple(SassRow(", ".join(t), o) for o, t in grouped.items()))
+
+
 def availability_view(table: AvailabilityTable, href: Callable[[str], Markup | None]) -> AvailabilityView:
     """The view; href gives a term's link from the citing page (None where there is no such term)."""
     plain = [t for t in table.targets() if not t[-1].isalpha()]
@@ -124,6 +150,8 @@ def availability_view(table: AvailabilityTable, href: Callable[[str], Markup | N
         kernels=tuple(
             KernelView(f.id, f.label, f.ptx, escape.code_block(f.source, "cuda", indent=4)) for f in table.features
         ),
+        sass=tuple(_sass(table, f) for f in table.features if f.id in table.sass),
+        disassembler=p["disassembler"],
         compiler=p["compiler"],
         targets=p["targets"],
         nvrtc_version=p["nvrtc_version"],
