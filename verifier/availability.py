@@ -17,7 +17,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
@@ -31,30 +30,13 @@ from cudagloss.files.inside import refuse_links
 from verifier import disassembler
 from verifier.cuda import CudaError, compile_source, nvrtc_version
 from verifier.kernels.features import FEATURES, HEAD, SASS_SHOWN
+from verifier.targets import refusal
 from verifier.targets_cli import every_target
 
 PROG = "make generations"
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "computed" / "instruction-availability.json"
 COMPILED = "compiled"
-PTXAS_LINE = re.compile(r"^ptxas[^;]*; error\s*:\s*(.+)$")
-"""ptxas's error line: 'ptxas application ptx input, line 42; error   : Instruction ... '."""
-FRONT_LINE = re.compile(r"^\S+\.cu\(\d+\): error:\s*(.+)$")
-"""NVRTC's front end: 'cluster-dsmem.cu(4): error: __cluster_dims__ is not supported ...'."""
-MAX_REASON = 300
-
-
-def reason(exc: CudaError) -> str:
-    """Who refused and why, in the compiler's words, without the line number of the PTX it wrote."""
-    for line in (exc.log or "").splitlines():
-        line = " ".join(line.split())
-        if found := PTXAS_LINE.match(line):
-            return f"ptxas: {found[1]}"[:MAX_REASON]
-        if found := FRONT_LINE.match(line):
-            return f"nvrtc: {found[1]}"[:MAX_REASON]
-    return f"nvrtc: {exc.name}: {' '.join((exc.log or exc.message).split())}"[:MAX_REASON]
-
-
 Cell = tuple[str, list[str] | None]
 """A verdict, and the SASS instructions kept (SASS_SHOWN's features where they compiled; else None)."""
 
@@ -65,7 +47,7 @@ def cell(job: tuple[int, str]) -> Cell:
     try:
         compiled = compile_source(HEAD + feature.source, f"{feature.id}.cu", job[1])
     except CudaError as exc:
-        return reason(exc), None
+        return refusal(exc), None
     if feature.id not in SASS_SHOWN:
         return COMPILED, None
     tool = disassembler.find()

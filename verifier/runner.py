@@ -33,10 +33,11 @@ from verifier.cuda import CudaError, Device
 from verifier.experiment import ROOT
 from verifier.rawcall import RUNNER_GATES, fitting, keeping
 from verifier.recipe import recipe_key, summary_key
-from verifier.registry import EXPERIMENTS, experiment_hash
+from verifier.registry import CONTRACTS, EXPERIMENTS, experiment_hash
 from verifier.rerun import Rerun, report_json
 from verifier.settle import claiming_terms, passed, settle
 from verifier.spawn import LEDGER, SPAWN
+from verifier.targets import not_for
 
 
 def _open_device() -> Device | str:
@@ -123,11 +124,18 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
     say = functools.partial(print, file=sys.stderr if args.format == "json" else sys.stdout, flush=True)
     terms = claiming_terms(Path(args.terms), say)
     failed = 0
+    capability = device.describe()["compute_capability"]
+    contracts = {c.id: c for c in CONTRACTS}
+    not_here: list[str] = []
     started_all = time.perf_counter()
     timings: dict[str, dict[str, float]] = {}
     reruns: list[Rerun] = []
     for i, module in enumerate(chosen, 1):
         say(f"[{i}/{len(chosen)}] {module.ID}: {module.PURPOSE}")
+        if module.ID in contracts and (why := not_for(module, contracts[module.ID].kernels(), capability)):
+            say(f"    not for this GPU (compute capability {capability}): {why}")
+            not_here.append(module.ID)
+            continue
         started = time.perf_counter()
         first_process = len(LEDGER)
         provenance = collect(device)
@@ -181,7 +189,9 @@ def _run_chosen(chosen: list[ModuleType], args: argparse.Namespace) -> int:
     say(f"timings compared by {RULE}")
     if moved := summary(r.undeclared for r in reruns):
         say(moved)
-    say(f"{len(chosen) - failed} of {len(chosen)} experiments passed in {total:.1f} s")
+    ran = len(chosen) - len(not_here)
+    skipped = f"; {len(not_here)} not for compute capability {capability}: {', '.join(not_here)}" if not_here else ""
+    say(f"{ran - failed} of {ran} experiments passed in {total:.1f} s{skipped}")
     if args.format == "json":
         print(report_json(reruns), flush=True)
     if args.timing:

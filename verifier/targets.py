@@ -126,6 +126,24 @@ def _refusal(exc: CudaError) -> str:
     return " ".join((lines[0] if lines else f"{exc.name}: {exc.message}").split())[:300]
 
 
+PTXAS_LINE = re.compile(r"^ptxas[^;]*; error\s*:\s*(.+)$")
+"""ptxas's error line: 'ptxas application ptx input, line 42; error   : Instruction ... '."""
+FRONT_LINE = re.compile(r"^\S+\.cu\(\d+\): error:\s*(.+)$")
+"""NVRTC's front end: 'cluster-dsmem.cu(4): error: __cluster_dims__ is not supported ...'."""
+MAX_REASON = 300
+
+
+def refusal(exc: CudaError) -> str:
+    """Who refused and why, in the compiler's words, without the line number of the PTX it wrote."""
+    for line in (exc.log or "").splitlines():
+        line = " ".join(line.split())
+        if found := PTXAS_LINE.match(line):
+            return f"ptxas: {found[1]}"[:MAX_REASON]
+        if found := FRONT_LINE.match(line):
+            return f"nvrtc: {found[1]}"[:MAX_REASON]
+    return f"nvrtc: {exc.name}: {' '.join((exc.log or exc.message).split())}"[:MAX_REASON]
+
+
 def cell(kernel: KernelSource, target: str, experiment: ModuleType | None = None) -> Cell:
     """What NVRTC makes of one source for one target, judged against its declaration."""
     needs = needs_of(kernel, experiment)
@@ -144,3 +162,25 @@ def cell(kernel: KernelSource, target: str, experiment: ModuleType | None = None
             kernel.where, target, "error", f"declared not for {target} ({needs.why}), but NVRTC compiled it: fix NEEDS"
         )
     return Cell(kernel.where, target, "compiled", entries=entries(compiled.log))
+
+
+def not_for(experiment: ModuleType, kernels: tuple[KernelSource, ...], capability: str) -> str | None:
+    """Why an experiment is not for a GPU of this compute capability ('8.0'), with NVRTC's own
+    refusal; None where it is. The experiment's RUNS_ON (a Needs) decides where it declares one
+    (an experiment that asks the compiler about other GPUs' code runs anywhere); else each kernel
+    source NVRTC compiles must be for the GPU's plain, arch- or family-specific target."""
+    plain = f"sm_{capability.replace('.', '')}"
+    targets = (plain, f"{plain}a", f"{plain}f")
+    declared = getattr(experiment, "RUNS_ON", None)
+    if isinstance(declared, Needs):
+        return None if any(is_for(declared, t) for t in targets) else f"{declared.why} (not {plain})"
+    for kernel in kernels:
+        needs = needs_of(kernel, experiment)
+        if needs.builder == "nvcc" or any(is_for(needs, t) for t in targets):
+            continue
+        name = kernel.where.rpartition("/")[2].replace(":", "_") + ".cu"
+        try:
+            compile_source(kernel.source, name, plain)
+        except CudaError as exc:
+            return f"{kernel.where}: {needs.why}; {plain}: {refusal(exc)}"
+    return None

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from verifier.cuda import CudaError
 from verifier.kernels.features import FEATURES
-from verifier.targets import cc_of
+from verifier.targets import MAX_REASON, cc_of, refusal
 
 from verifier import availability
 
@@ -91,8 +91,8 @@ def test_the_features_name_pages_that_exist() -> None:
 )
 def test_the_reason_is_the_first_error_line_without_its_ptx_line(log: str, said: str) -> None:
     exc = CudaError("nvrtcCompileProgram", "NVRTC_ERROR_COMPILATION", 6, "compile failed", log)
-    got = availability.reason(exc)
-    assert got.startswith(said) and len(got) <= availability.MAX_REASON and "line 42" not in got
+    got = refusal(exc)
+    assert got.startswith(said) and len(got) <= MAX_REASON and "line 42" not in got
 
 
 def test_write_outside_the_repository_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -52,6 +52,8 @@ NEEDS = {
     )
 }
 """Checked by make kernels against NVRTC (verifier/targets.py): the targets NVRTC 13.0 compiles it for."""
+RUNS_ON = Needs("asks NVRTC and the driver about Blackwell code on whatever GPU the node has")
+"""The kernel is for Blackwell targets, but the experiment is the asking: it runs on any GPU."""
 
 
 SOURCE = rf"""
