@@ -15,7 +15,7 @@ BUILDER ?= mkdocs
 PIP     := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve build render check new export test test-fast lint schema verify kernels generations rederive links byline collect bench bench-tools bench-links clean
+.PHONY: help venv serve build render check new export test test-fast lint schema verify measure kernels generations rederive links byline collect bench bench-tools bench-links clean
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -120,6 +120,9 @@ verify: ## run the GPU experiments with this machine's own python3 (EXPERIMENT=i
 	if [ -n "$$CUDAGLOSS_EXPERIMENT" ]; then set -- --experiment "$$CUDAGLOSS_EXPERIMENT" "$$@"; fi; \
 	if [ -n "$$CUDAGLOSS_DEVICES" ]; then set -- verifier.devices --devices "$$CUDAGLOSS_DEVICES" "$$@"; else set -- verifier "$$@"; fi; \
 	printf 'PYTHONPATH=src:. %s -m %s\n' "$(PYTHON)" "$$*"; PYTHONPATH=src:. $(PYTHON) -m "$$@"
+
+measure: ## measure this machine's GPU for the glossary, as a reader contributes it: contributed/<node>/ (see "Measure your GPU")
+	@$(PYTHON) fleet/measure.py
 
 links: export CUDAGLOSS_TERMS := $(value TERMS)
 links: export CUDAGLOSS_ARGS := $(value ARGS)
