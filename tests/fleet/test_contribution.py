@@ -16,7 +16,7 @@ from conftest import ROOT
 from gitrepo import git
 
 sys.path.insert(0, str(ROOT / "tests" / "commands"))
-from test_collect import node_folder  # noqa: E402  (the committed H200 runs under a new card's name)
+from test_collect import node_folder
 
 SCRIPT = ROOT / "fleet" / "contribution.py"
 
