@@ -16,7 +16,7 @@ from conftest import ROOT
 from gitrepo import git
 
 sys.path.insert(0, str(ROOT / "tests" / "commands"))
-from test_collect import node_folder
+from test_collect import node_folder  # type: ignore[import-not-found]
 
 SCRIPT = ROOT / "fleet" / "contribution.py"
 
@@ -135,5 +135,5 @@ def test_the_workflow_runs_the_bases_checker_on_the_pull_requests_data() -> None
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["ref"] == "${{ github.base_ref }}"
     assert checkout["with"]["persist-credentials"] is False
     runs = "\n".join(str(s.get("run", "")) for s in steps)
-    assert "fleet/contribution.py \"$base\" \"$head\"" in runs and "refs/contribution/head" in runs
+    assert 'fleet/contribution.py "$base" "$head"' in runs and "refs/contribution/head" in runs
     assert "checkout refs/contribution" not in runs and "git switch" not in runs and "pip install" not in runs

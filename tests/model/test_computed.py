@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from cudagloss.model.computed import MAX_FILE_BYTES, ComputedError, parse_computed, read_computed_text
+from cudagloss.model.computed import MAX_FILE_BYTES, ComputedError, ComputedTable, parse_computed, read_computed_text
 from cudagloss.model.computed_set import ComputedSet
 
 COMMITTED = ROOT / "computed" / "compute-capabilities.json"
@@ -30,7 +30,7 @@ def _refused(data: object) -> ComputedError:
 def test_the_committed_file_reads() -> None:
     data = _committed()
     table = ComputedSet(ROOT / "computed", ROOT).get("compute-capabilities")
-    assert table[1] == [] and table[0] is not None
+    assert table[1] == [] and isinstance(table[0], ComputedTable)
     t = table[0]
     assert t.provenance == data["provenance"]
     assert list(t.functions) == data["provenance"]["functions"]
