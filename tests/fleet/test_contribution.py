@@ -16,7 +16,7 @@ from conftest import ROOT
 from gitrepo import git
 
 sys.path.insert(0, str(ROOT / "tests" / "commands"))
-from test_collect import node_folder  # type: ignore[import-not-found]
+from test_collect import node_folder
 
 SCRIPT = ROOT / "fleet" / "contribution.py"
 
