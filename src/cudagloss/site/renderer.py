@@ -38,6 +38,7 @@ from cudagloss.site.body import render_body
 from cudagloss.site.charts import ChartView, place
 from cudagloss.site.environment import author_markdown, href, make_environment, render
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
+from cudagloss.site.measure_view import MEASURE_URI, measure_page
 from cudagloss.site.measurement_views import measurement_view, measurements_index_view, raw_files
 from cudagloss.site.output import GeneratedPage, SiteContent
 from cudagloss.site.overview import GLANCE_URI, glance, highlights, measured
@@ -291,4 +292,7 @@ class Renderer:
             if (at_a_glance := glance(self.corpus.measurements)) is not None:
                 pages.append(GeneratedPage(GLANCE_URI, self.render("gpus.md.j2", at_a_glance), None))
                 nav.append({"GPU at a glance": GLANCE_URI})
+            measure = measure_page(self.corpus.measurements, self.repo_url)
+            pages.append(GeneratedPage(MEASURE_URI, self.render("measure.md.j2", measure), None))
+            nav.append({"Measure your GPU": MEASURE_URI})
         return SiteContent(pages, nav, raw_files(self.corpus.measurements))

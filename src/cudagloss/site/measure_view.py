@@ -1,0 +1,66 @@
+"""The "Measure your GPU" page (templates/measure.md.j2): how a reader runs every experiment on
+their own card and contributes it, and how long a run took on the cards already measured, said
+only from the committed measurements (each run's own duration_s)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cudagloss.model.measurements import MeasurementSet
+
+MEASURE_URI = "measure-your-gpu.md"
+"""Beside the home page and the GPU at a glance page."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardTime:
+    node: str
+    gpu: str
+    experiments: int
+    minutes: str
+    """The sum of the time each experiment's latest good run of the card took, in minutes."""
+    days: str
+
+
+@dataclass(frozen=True, slots=True)
+class MeasurePage:
+    experiments: int
+    """Experiments in the measurement set."""
+    cards: tuple[CardTime, ...]
+    """Cards with a good run of every experiment, in node order."""
+    least: str
+    most: str
+    repo_url: str | None
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f}"
+
+
+def measure_page(measurements: MeasurementSet, repo_url: str | None) -> MeasurePage:
+    """Per card, the latest good runs' durations summed, for the cards that ran every experiment."""
+    total = len(list(measurements))
+    per_node: dict[str, tuple[str, list[float], list[str]]] = {}
+    for record in measurements:
+        for run in record.measured:
+            if run.good is None:
+                continue
+            seconds = run.good.provenance.get("duration_s")
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+                continue
+            _, durations, days = per_node.setdefault(run.node, (run.gpu, [], []))
+            durations.append(float(seconds))
+            days.append(run.recorded_on)
+    cards = tuple(
+        CardTime(node, gpu, len(durations), _minutes(sum(durations)), " to ".join(sorted({min(days), max(days)})))
+        for node, (gpu, durations, days) in sorted(per_node.items())
+        if len(durations) == total
+    )
+    sums = sorted(float(c.minutes) for c in cards)
+    return MeasurePage(
+        experiments=total,
+        cards=cards,
+        least=f"{sums[0]:.1f}" if sums else "",
+        most=f"{sums[-1]:.1f}" if sums else "",
+        repo_url=repo_url,
+    )
