@@ -220,6 +220,8 @@ def test_a_feature_id_not_like_a_slug_is_refused_at_the_id(bad: str) -> None:
         ("ptx", 12),
         ("label", None),
         ("source", ["int x;"]),
+        ("id", 7),
+        ("id", None),
     ],
 )
 def test_a_bad_feature_field_is_refused_at_the_value(field: str, bad: object) -> None:
@@ -236,6 +238,13 @@ def test_a_feature_field_with_an_unseen_character_is_refused(field: str, bad: st
     data = _data()
     data["features"][5][field] = bad
     _one(data, json.dumps(bad), f"feature '{field}'")
+
+
+@pytest.mark.parametrize("field", ["label", "ptx"])
+def test_a_one_line_field_with_a_tab_is_refused(field: str) -> None:
+    data = _data()
+    data["features"][2][field] = "a\tb"
+    _one(data, '"a\\tb"', f"feature '{field}'")
 
 
 def test_a_source_may_have_tabs_and_newlines() -> None:
