@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 from cudagloss.errors import Diagnostic
-from cudagloss.model.availability import MAX_FEATURES, MAX_TARGETS, parse_availability
+from cudagloss.model.availability import MAX_FEATURES, MAX_TARGETS, AvailabilityTable, parse_availability
 from cudagloss.model.computed import MAX_FILE_BYTES, MAX_REPORTED, ComputedError
 from cudagloss.model.computed_set import ComputedSet
 
@@ -68,11 +68,12 @@ def _rename_feature(data: Any, old: str, new: str) -> None:
 def test_the_committed_file_reads() -> None:
     data = _data()
     table, found = ComputedSet(ROOT / "computed", ROOT).get(NAME)
-    assert found == [] and table is not None
+    assert found == [] and isinstance(table, AvailabilityTable)
     assert table.provenance == data["provenance"]
-    assert [f.__dict__ for f in table.features] == data["features"]  # type: ignore[union-attr]
-    assert table.values == data["values"]  # type: ignore[union-attr]
-    assert len(table.features) >= 20 and len(table.values) >= 20  # type: ignore[union-attr]
+    assert [f.__dict__ for f in table.features] == data["features"]
+    assert table.values == data["values"]
+    assert {f: {t: list(v) for t, v in rows.items()} for f, rows in table.sass.items()} == data["sass"]
+    assert len(table.features) >= 20 and len(table.values) >= 20
 
 
 def test_not_json_is_refused() -> None:
