@@ -32,6 +32,7 @@ from pathlib import Path
 from cudagloss.errors import Diagnostic, GlossaryError, UsageError, display_path
 from cudagloss.files.inside import first_link
 from cudagloss.load.measurements import load_measurements
+from cudagloss.merge.contributor import contributor, credited
 from cudagloss.merge.guard import Undo, link_line, merge_links
 from cudagloss.merge.identity import Arriving, card_problems, committed_cards, host_problems, measured_several
 from cudagloss.merge.rerun import Rerun, against_committed, write
@@ -197,6 +198,7 @@ def plan(
             found.refused.append(Diagnostic(shown_folder, 1, 1, "is not a folder of measurements", HINT))
             continue
         measurements, diagnostics = load_measurements(folder, root, catalog)
+        by = contributor(folder, root)  # a reader's card: who added contributed/<node>/, from git
         earlier = _earlier_runs(folder, root)
         refused_earlier = {d.path for d in earlier}  # the loader may refuse their names, less clearly
         found.refused += [d for d in diagnostics if not d.warning and d.path not in refused_earlier] + earlier
@@ -222,7 +224,7 @@ def plan(
                 found.refused += [
                     Diagnostic(run.good_path, 1, 1, problem, HINT) for problem in _check(run.good, known.get(record.id))
                 ]
-                good = _renamed(run.good, renames)
+                good = credited(_renamed(run.good, renames), by)
                 other = speaks_for.setdefault(good.node, folder)
                 if other != folder:
                     found.refused.append(

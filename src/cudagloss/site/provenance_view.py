@@ -7,6 +7,7 @@ from cudagloss.model.measurement import Value
 
 PROVENANCE_LABELS = {
     "node": "Node (it names one card)",
+    "contributed_by": "Contributed by (who added the card's folder, as git records it)",
     "gpu_name": "GPU",
     "compute_capability": "Compute capability",
     "sm_count": "SMs",
