@@ -8,13 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
+from test_collect import node_folder
 
 from conftest import ROOT
 from cudagloss.load.catalog import load_catalog
 from cudagloss.merge.collect import plan
 from cudagloss.merge.contributor import clean, contributor
 from gitrepo import git
-from test_collect import node_folder
 
 
 def _repo(tmp_path: Path, author: str, node: str = "h200-c0ffee02") -> tuple[Path, Path]:
