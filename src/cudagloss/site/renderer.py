@@ -36,11 +36,12 @@ from cudagloss.site import escape
 from cudagloss.site.autolink import AutoLinker, link_target
 from cudagloss.site.body import render_body
 from cudagloss.site.charts import ChartView, place
+from cudagloss.site.computed_view import computed_files
 from cudagloss.site.environment import author_markdown, href, make_environment, render
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
 from cudagloss.site.measure_view import MEASURE_URI, measure_page
 from cudagloss.site.measurement_views import measurement_view, measurements_index_view, raw_files
-from cudagloss.site.output import GeneratedPage, SiteContent
+from cudagloss.site.output import GeneratedFile, GeneratedPage, SiteContent
 from cudagloss.site.overview import GLANCE_URI, glance, highlights, measured
 from cudagloss.site.state import LinkedBody, RenderState
 from cudagloss.site.term_view import term_view
@@ -295,4 +296,6 @@ class Renderer:
             measure = measure_page(self.corpus.measurements, self.repo_url)
             pages.append(GeneratedPage(MEASURE_URI, self.render("measure.md.j2", measure), None))
             nav.append({"Measure your GPU": MEASURE_URI})
-        return SiteContent(pages, nav, raw_files(self.corpus.measurements))
+        cited = [name for t in self.corpus for name in t.term.computed]
+        published = [GeneratedFile(uri, text) for uri, text in computed_files(cited, self.corpus.computed)]
+        return SiteContent(pages, nav, raw_files(self.corpus.measurements) + published)
