@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -277,6 +278,10 @@ class Renderer:
         view = measurements_index_view([(r, self._cited_by(r.id, uri)) for r in self.corpus.measurements or ()])
         return GeneratedPage(uri, self.render("measurements.md.j2", view), None)
 
+    def _term_from(self, from_uri: str) -> Callable[[str], Markup | None]:
+        """A term's link from the page from_uri, or None where the glossary has no such term."""
+        return lambda slug: self.href_between(from_uri, term_src_uri(slug)) if slug in self.corpus else None
+
     def site(self) -> SiteContent:
         """Every page, and a navigation of the home page, one entry per section and the
         measurements (their index; experiment pages are reached from it and from terms)."""
@@ -293,7 +298,7 @@ class Renderer:
             if (at_a_glance := glance(self.corpus.measurements)) is not None:
                 pages.append(GeneratedPage(GLANCE_URI, self.render("gpus.md.j2", at_a_glance), None))
                 nav.append({"GPU at a glance": GLANCE_URI})
-            measure = measure_page(self.corpus.measurements, self.repo_url)
+            measure = measure_page(self.corpus.measurements, self.repo_url, self._term_from(MEASURE_URI))
             pages.append(GeneratedPage(MEASURE_URI, self.render("measure.md.j2", measure), None))
             nav.append({"Measure your GPU": MEASURE_URI})
         cited = [name for t in self.corpus for name in t.term.computed]
