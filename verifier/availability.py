@@ -14,7 +14,6 @@ GPU: this says what the compiler accepts for a target, not how fast a GPU of it 
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import os
 import sys
@@ -25,9 +24,7 @@ from typing import Any
 
 from cudagloss.boundary import guarded
 from cudagloss.errors import ExitCode, UsageError
-from cudagloss.files.atomic import write_text_atomic
-from cudagloss.files.inside import refuse_links
-from verifier import disassembler
+from verifier import computed_file, disassembler
 from verifier.cuda import CudaError, compile_source, nvrtc_version
 from verifier.kernels.features import FEATURES, HEAD, SASS_SHOWN
 from verifier.targets import refusal
@@ -110,11 +107,7 @@ def _main(argv: list[str] | None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="where --write writes (inside the repository)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes compiling at once")
     args = parser.parse_args(argv)
-    out = Path(os.path.abspath(args.out))
-    if args.write:
-        if not out.is_relative_to(REPO):
-            raise UsageError(f"{args.out} is outside the repository {REPO}: not written")
-        refuse_links(out, REPO)
+    out = computed_file.writable(args.out) if args.write else args.out
     doc = compute(max(1, args.jobs))
     print(
         f"NVRTC {doc['provenance']['nvrtc_version']}: the targets each feature's kernel compiled for",
@@ -122,9 +115,7 @@ def _main(argv: list[str] | None) -> int:
         sep="\n",
     )
     if args.write:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(out, json.dumps(doc, indent=2, sort_keys=True) + "\n")
-        print(f"wrote {out.relative_to(REPO)}")
+        computed_file.write(out, doc)
     return ExitCode.OK
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -29,7 +28,7 @@ from typing import Any
 
 from cudagloss.boundary import guarded
 from cudagloss.errors import ExitCode, UsageError, complain
-from cudagloss.files.atomic import write_text_atomic
+from verifier import computed_file
 from verifier.cuda import nvrtc_version, supported_archs
 
 PROG = "make generations"
@@ -272,9 +271,7 @@ def _main(argv: list[str] | None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="where --write writes (inside the repository)")
     parser.add_argument("--no-fallback", action="store_true", help="look for the header under CUDA_HOME/CUDA_PATH only")
     args = parser.parse_args(argv)
-    out = args.out.resolve()
-    if args.write and not out.is_relative_to(REPO):
-        raise UsageError(f"{args.out} is outside the repository {REPO}: not written")
+    out = computed_file.writable(args.out) if args.write else args.out
     header = find_header(os.environ, fallbacks=not args.no_fallback)
     ccs = supported_archs()
     try:
@@ -284,9 +281,7 @@ def _main(argv: list[str] | None) -> int:
         return ExitCode.FAILED
     print(f"{HEADER} ({header}), NVRTC {nvrtc_version()}:", *table(doc["values"]), sep="\n")
     if args.write:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(out, json.dumps(doc, indent=2, sort_keys=True) + "\n")
-        print(f"wrote {out.relative_to(REPO)}")
+        computed_file.write(out, doc)
     return ExitCode.OK
 
 

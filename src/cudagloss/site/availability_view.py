@@ -87,6 +87,8 @@ class AvailabilityView:
     nvrtc_version: str
     date: str
     kind: str = "availability"
+    file: Markup | None = None
+    """The published file, linked from the citing page."""
 
 
 def capability(target: str) -> str:

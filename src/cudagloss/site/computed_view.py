@@ -6,6 +6,8 @@ the file's provenance. The strings stay plain: the template escapes each (`| cel
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from cudagloss.model.availability import AvailabilityTable
 from cudagloss.model.computed import ComputedTable, Value
 from cudagloss.model.computed_set import ComputedSet
 from cudagloss.site.availability_view import AvailabilityView, availability_view
+from cudagloss.site.escape import inert_json
 
 LABELS = {
     "cudaOccSMemAllocationGranularity": "shared memory allocation granularity",
@@ -66,6 +69,8 @@ class ComputedView:
     nvrtc_version: str
     date: str
     kind: str = "occupancy"
+    file: Markup | None = None
+    """The published file, linked from the citing page."""
 
 
 def _cell(value: Value | None) -> str:
@@ -93,13 +98,40 @@ def computed_view(table: ComputedTable) -> ComputedView:
 
 
 def computed_views(
-    names: list[str], computed: ComputedSet | None, href: Callable[[str], Markup | None] = lambda _: None
+    names: list[str],
+    computed: ComputedSet | None,
+    href: Callable[[str], Markup | None] = lambda _: None,
+    file_href: Callable[[str], Markup | None] = lambda _: None,
 ) -> tuple[ComputedView | AvailabilityView, ...]:
     """The views of the tables a term cites, in its order (the check refused any that cannot be
-    read); href gives a term's link from the citing page, for the tables that name terms."""
+    read); href gives a term's link from the citing page (for the tables that name terms), and
+    file_href the published file's."""
     tables = [computed.get(n)[0] for n in names] if computed is not None else []
-    return tuple(
+    views = (
         availability_view(t, href) if isinstance(t, AvailabilityTable) else computed_view(t)
         for t in tables
         if t is not None
     )
+    return tuple(dataclasses.replace(v, file=file_href(computed_src_uri(v.name))) for v in views)
+
+
+def computed_src_uri(name: str) -> str:
+    """Where a computed table is published on the site, as in the repository."""
+    return f"computed/{name}.json"
+
+
+def computed_files(names: list[str], computed: ComputedSet | None) -> list[tuple[str, str]]:
+    """(site path, JSON) of each table the terms cite, written again from what was read and
+    checked (never the file's own bytes), inert to a browser that sniffs it as HTML (escape.inert_json)."""
+    out = []
+    for name in sorted(set(names)):
+        table = computed.get(name)[0] if computed is not None else None
+        if table is None:
+            continue
+        data = dataclasses.asdict(table)
+        data.pop("name")
+        if isinstance(table, ComputedTable):
+            data = {"provenance": table.provenance, "values": table.values}
+        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        out.append((computed_src_uri(name), inert_json(text)))
+    return out

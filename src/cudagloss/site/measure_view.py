@@ -4,7 +4,10 @@ only from the committed measurements (each run's own duration_s)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from markupsafe import Markup
 
 from cudagloss.model.measurements import MeasurementSet
 
@@ -31,14 +34,21 @@ class MeasurePage:
     least: str
     most: str
     repo_url: str | None
+    capabilities_href: Markup | None = None
+    """The compute capability term's page, where the glossary has one."""
+    availability_href: Markup | None = None
+    """The instruction availability term's page, where the glossary has one."""
 
 
 def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f}"
 
 
-def measure_page(measurements: MeasurementSet, repo_url: str | None) -> MeasurePage:
-    """Per card, the latest good runs' durations summed, for the cards that ran every experiment."""
+def measure_page(
+    measurements: MeasurementSet, repo_url: str | None, href: Callable[[str], Markup | None] = lambda _: None
+) -> MeasurePage:
+    """Per card, the latest good runs' durations summed, for the cards that ran every experiment;
+    href gives a term's link from the page (None where the glossary has no such term)."""
     total = len(list(measurements))
     per_node: dict[str, tuple[str, list[float], list[str]]] = {}
     for record in measurements:
@@ -63,4 +73,6 @@ def measure_page(measurements: MeasurementSet, repo_url: str | None) -> MeasureP
         least=f"{sums[0]:.1f}" if sums else "",
         most=f"{sums[-1]:.1f}" if sums else "",
         repo_url=repo_url,
+        capabilities_href=href("compute-capability"),
+        availability_href=href("instruction-availability"),
     )

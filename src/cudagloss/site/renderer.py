@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,11 +37,12 @@ from cudagloss.site import escape
 from cudagloss.site.autolink import AutoLinker, link_target
 from cudagloss.site.body import render_body
 from cudagloss.site.charts import ChartView, place
+from cudagloss.site.computed_view import computed_files
 from cudagloss.site.environment import author_markdown, href, make_environment, render
 from cudagloss.site.jsonld import term_json_ld, term_set_json_ld
 from cudagloss.site.measure_view import MEASURE_URI, measure_page
 from cudagloss.site.measurement_views import measurement_view, measurements_index_view, raw_files
-from cudagloss.site.output import GeneratedPage, SiteContent
+from cudagloss.site.output import GeneratedFile, GeneratedPage, SiteContent
 from cudagloss.site.overview import GLANCE_URI, glance, highlights, measured
 from cudagloss.site.state import LinkedBody, RenderState
 from cudagloss.site.term_view import term_view
@@ -276,6 +278,10 @@ class Renderer:
         view = measurements_index_view([(r, self._cited_by(r.id, uri)) for r in self.corpus.measurements or ()])
         return GeneratedPage(uri, self.render("measurements.md.j2", view), None)
 
+    def _term_from(self, from_uri: str) -> Callable[[str], Markup | None]:
+        """A term's link from the page from_uri, or None where the glossary has no such term."""
+        return lambda slug: self.href_between(from_uri, term_src_uri(slug)) if slug in self.corpus else None
+
     def site(self) -> SiteContent:
         """Every page, and a navigation of the home page, one entry per section and the
         measurements (their index; experiment pages are reached from it and from terms)."""
@@ -292,7 +298,9 @@ class Renderer:
             if (at_a_glance := glance(self.corpus.measurements)) is not None:
                 pages.append(GeneratedPage(GLANCE_URI, self.render("gpus.md.j2", at_a_glance), None))
                 nav.append({"GPU at a glance": GLANCE_URI})
-            measure = measure_page(self.corpus.measurements, self.repo_url)
+            measure = measure_page(self.corpus.measurements, self.repo_url, self._term_from(MEASURE_URI))
             pages.append(GeneratedPage(MEASURE_URI, self.render("measure.md.j2", measure), None))
             nav.append({"Measure your GPU": MEASURE_URI})
-        return SiteContent(pages, nav, raw_files(self.corpus.measurements))
+        cited = [name for t in self.corpus for name in t.term.computed]
+        published = [GeneratedFile(uri, text) for uri, text in computed_files(cited, self.corpus.computed)]
+        return SiteContent(pages, nav, raw_files(self.corpus.measurements) + published)

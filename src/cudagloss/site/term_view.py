@@ -80,6 +80,7 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
             term.computed,
             r.corpus.computed,
             lambda to: r.href_between(uri, term_src_uri(to)) if to in r.corpus else None,
+            lambda path: r.href_between(uri, path),
         ),
         also_known_as=(*term.aliases, *term.abbreviations),
         section=section_link,
