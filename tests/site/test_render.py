@@ -78,6 +78,7 @@ def test_nav_lists_sections_not_terms(in_root: Path) -> None:
         {"Widgets": "sections/widgets.md"},
         {"Gadgets": "sections/gadgets.md"},
         {"Measurements": "measurements/index.md"},
+        {"Measure your GPU": "measure-your-gpu.md"},
     ]
     assert sorted(p.src_uri for p in site.pages if not p.in_nav) == [
         "measurements/warp-size.md",
