@@ -261,7 +261,9 @@ def test_no_script_runs_in_chromium_on_any_page_or_in_search(
             assert page.evaluate("window.__pwned") is None, path
             # Material's configuration is still its own script (content cannot shadow it).
             assert page.evaluate("document.querySelector('#__config').tagName") == "SCRIPT", path
-            assert page.title().startswith(("What is", "Attack", "Hostile", "CUDA", "Experiment", "Measurements")), (
+            assert page.title().startswith(
+                ("What is", "Attack", "Hostile", "CUDA", "Experiment", "Measurements", "Measure your GPU")
+            ), (
                 path,
                 page.title(),
             )

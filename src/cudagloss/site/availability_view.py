@@ -108,8 +108,10 @@ def _cell(table: AvailabilityTable, feature: Feature, plain: str) -> Availabilit
         return AvailabilityCell(YES, "", "")
     family = [t for t in table.targets() if t != plain and capability(t) == capability(plain)]
     suffixed = [t for t in family if table.values[t][feature.id] == COMPILED]
-    refusal = row.get(feature.id, "")
-    return AvailabilityCell(", ".join(suffixed) if suffixed else NO, refusal, anchor(feature.id))
+    # Said whole, then where it is listed: a title that ended on the message's closing quote would
+    # need that quote as an HTML entity (escape.link_title), which the exported Markdown must not hold.
+    title = f"{row.get(feature.id, '')} (listed below the table)"
+    return AvailabilityCell(", ".join(suffixed) if suffixed else NO, title, anchor(feature.id))
 
 
 def _refusals(table: AvailabilityTable, feature: Feature) -> list[Refusal]:
