@@ -100,9 +100,10 @@ def test_every_cell_agrees_with_the_file(corpus: Corpus) -> None:
             shown["yes" if text == "yes" else "no" if text == "no" else "suffixed"] += 1
             if text != "yes":
                 assert found["anchor"] == f"refused-{feature['id']}"
+                also = "" if text == "no" else f"; {text} compiled it"
                 assert (
                     html.unescape(found["title"]).replace("\\_", "_")
-                    == values[target][feature["id"]] + " (listed below the table)"
+                    == f"{target} refused it: {values[target][feature['id']]}{also} (listed below the table)"
                 )
     assert all(shown.values()), shown  # the file has each kind of cell: the test saw them all
 

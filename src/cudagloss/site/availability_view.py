@@ -110,7 +110,8 @@ def _cell(table: AvailabilityTable, feature: Feature, plain: str) -> Availabilit
     suffixed = [t for t in family if table.values[t][feature.id] == COMPILED]
     # Said whole, then where it is listed: a title that ended on the message's closing quote would
     # need that quote as an HTML entity (escape.link_title), which the exported Markdown must not hold.
-    title = f"{row.get(feature.id, '')} (listed below the table)"
+    also = f"; {', '.join(suffixed)} compiled it" if suffixed else ""
+    title = f"{plain} refused it: {row.get(feature.id, '')}{also} (listed below the table)"
     return AvailabilityCell(", ".join(suffixed) if suffixed else NO, title, anchor(feature.id))
 
 

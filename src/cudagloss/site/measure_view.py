@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from cudagloss.model.measurements import MeasurementSet
+from cudagloss.site import escape
 
 MEASURE_URI = "measure-your-gpu.md"
 """Beside the home page and the GPU at a glance page."""
@@ -34,6 +35,8 @@ class MeasurePage:
     least: str
     most: str
     repo_url: str | None
+    commands: Markup
+    """The commands that clone the glossary and measure, as a fenced code block."""
     capabilities_href: Markup | None = None
     """The compute capability term's page, where the glossary has one."""
     availability_href: Markup | None = None
@@ -73,6 +76,17 @@ def measure_page(
         least=f"{sums[0]:.1f}" if sums else "",
         most=f"{sums[-1]:.1f}" if sums else "",
         repo_url=repo_url,
+        commands=escape.code_block(
+            "\n".join(
+                (
+                    f"git clone {repo_url or 'REPOSITORY_URL'} cuda-glossary",
+                    "cd cuda-glossary",
+                    "python3 -m pip install cuda-bindings numpy   # if your python3 lacks them",
+                    "make measure",
+                )
+            ),
+            "sh",
+        ),
         capabilities_href=href("compute-capability"),
         availability_href=href("instruction-availability"),
     )
