@@ -8,6 +8,7 @@ own disassembly is verifier/sass.py's; this module is never imported by an exper
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -49,8 +50,10 @@ class Disassembler:
         return [" ".join(m[1].split()) for m in _LINE.finditer(run.stdout)]
 
 
+@functools.cache
 def find() -> Disassembler | None:
-    """cuobjdump and nvdisasm from the installed wheels (any nvidia/cu13/bin on sys.path), else PATH."""
+    """cuobjdump and nvdisasm from the installed wheels (any nvidia/cu13/bin on sys.path), else PATH;
+    looked for once a process (make generations asks before it forks its compiling workers)."""
     for entry in sys.path:
         folder = Path(entry or ".") / "nvidia" / "cu13" / "bin"
         tools = folder / "cuobjdump", folder / "nvdisasm"

@@ -128,10 +128,10 @@ def computed_files(names: list[str], computed: ComputedSet | None) -> list[tuple
         table = computed.get(name)[0] if computed is not None else None
         if table is None:
             continue
-        data = dataclasses.asdict(table)
-        data.pop("name")
         if isinstance(table, ComputedTable):
             data = {"provenance": table.provenance, "values": table.values}
+        else:
+            data = {k: v for k, v in dataclasses.asdict(table).items() if k != "name"}
         text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         out.append((computed_src_uri(name), inert_json(text)))
     return out
