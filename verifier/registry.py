@@ -29,6 +29,7 @@ from verifier.experiments import (
     fp32_throughput,
     host_costs,
     host_transfer,
+    instruction_availability,
     instruction_latency,
     jit_cache,
     latency_hiding,
@@ -81,6 +82,7 @@ EXPERIMENTS: list[ModuleType] = [
     roofline,
     latency_hiding,
     error_strings,
+    instruction_availability,
 ]
 CONTRACTS: tuple[Experiment, ...] = tuple(Experiment.from_module(m) for m in EXPERIMENTS)
 """Every experiment as its checked contract (verifier/contract.py), in EXPERIMENTS' order: a module

@@ -28,6 +28,9 @@ from verifier.cuda import CudaError, compile_source
 
 TARGET = re.compile(r"sm_(\d{2,3})([af]?)")
 VERBOSE = ("--ptxas-options=--verbose",)
+VERSION = 1
+"""Bump when what this module sends to the GPU, or how it times it, changes (CONTRIBUTING.md)."""
+
 SPILLS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 
 

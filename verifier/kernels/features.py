@@ -81,16 +81,16 @@ extern "C" __global__ void k(unsigned long long* out) {
     ),
     Feature(
         "tensor-copy",
-        "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes",
-        "one thread copies a tile described by a tensor map (TMA) from global to shared memory",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        "one thread copies a 64 × 1 tile described by a 2-D tensor map (TMA) from global to shared memory",
         "tensor-memory-accelerator",
         "struct __align__(64) TensorMap { unsigned long long opaque[16]; };\n"
         + _BULK
         % {
             "params": "const __grid_constant__ TensorMap map",
-            "copy": "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes"
-            " [%0], [%1, {%2}], [%3];",
-            "operands": '"r"(SMEM(s)), "l"(&map), "r"(0), "r"(SMEM(&bar))',
+            "copy": "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+            " [%0], [%1, {%2, %3}], [%4];",
+            "operands": '"r"(SMEM(s)), "l"(&map), "r"(0), "r"(0), "r"(SMEM(&bar))',
             "wait": WAIT,
         },
     ),
