@@ -27,6 +27,8 @@ HOLE = "‹target›"
 EXTENSIONS = ["admonition", "tables", "pymdownx.details", "pymdownx.highlight", "pymdownx.superfences", SANITISER]
 """The page's Markdown extensions (mkdocs.yml), the sanitiser last."""
 CELL = re.compile(r'^\[(?P<text>[^\]]+)\]\(#(?P<anchor>refused-[a-z0-9-]+) "(?P<title>[^"]*)"\)$|^(?P<plain>yes)$')
+RAN = re.compile(r', \[ran on (?P<n>\d+)\]\((?P<href>[^ )]+) "(?P<title>[^"]*)"\)$')
+"""The count a compiled cell ends with where cards ran the feature's kernel (instruction-availability experiment)."""
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +64,31 @@ def _cells(line: str) -> list[str]:
 
 
 def _rows(md: str) -> list[list[str]]:
+    """The availability table's rows, each cell without the count of cards that ran it."""
+    return [[RAN.sub("", c) for c in row] for row in _counted_rows(md)]
+
+
+def _counted_rows(md: str) -> list[list[str]]:
     first = _section(md).split("\n\n| Feature |", 1)[1].split("\n\n", 1)[0]  # the table, not the SASS ones
     return [_cells(line) for line in ("| Feature |" + first).splitlines() if line.startswith("| ")]
+
+
+def _ran_in_files() -> dict[tuple[str, str], int]:
+    """(feature, compute capability) -> the committed cards (one good file each, `~` files are
+    earlier runs) whose instruction-availability run says its kernel ran: read from the JSON here."""
+    counts: dict[tuple[str, str], int] = {}
+    for path in sorted((ROOT / "measurements" / SLUG).glob("*.json")):
+        if "~" in path.name:
+            continue
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc["status"] != "ok":
+            continue
+        cc = doc["provenance"]["compute_capability"]
+        for r in doc["results"]:
+            if r["name"].endswith("_on_this_gpu") and r["value"] == "ran":
+                key = (r["name"].removesuffix("_on_this_gpu").replace("_", "-"), cc)
+                counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def _html(md: str) -> str:
@@ -106,6 +131,51 @@ def test_every_cell_agrees_with_the_file(corpus: Corpus) -> None:
                     == f"{target} refused it: {values[target][feature['id']]}{also} (listed below the table)"
                 )
     assert all(shown.values()), shown  # the file has each kind of cell: the test saw them all
+
+
+def test_each_count_of_cards_that_ran_a_feature_agrees_with_the_measurement_files(corpus: Corpus) -> None:
+    data = json.loads(FILE.read_text(encoding="utf-8"))
+    md = _page(corpus)
+    head, *body = _counted_rows(md)
+    shown: dict[tuple[str, str], int] = {}
+    for feature, row in zip(data["features"], body, strict=True):
+        for cc, cell in zip(head[1:], row[1:], strict=True):
+            if found := RAN.search(cell):
+                shown[(feature["id"], cc)] = int(found["n"])
+                assert found["href"] == "../measurements/instruction-availability.md"
+                assert CELL.match(RAN.sub("", cell))["text" if "](#" in cell else "plain"] != "no"  # type: ignore[index]
+                cards = "card" if found["n"] == "1" else "cards"
+                assert html.unescape(found["title"]) == (
+                    f"its kernel ran on {found['n']} {cards} of compute capability {cc} "
+                    "(instruction-availability experiment)"
+                )
+    assert shown == _ran_in_files()
+    if shown:
+        assert "[instruction-availability experiment](../measurements/instruction-availability.md) ran on 9.0: " in md
+
+
+def test_counts_are_distinct_cards_of_each_compute_capability_and_only_ran_counts() -> None:
+    from cudagloss.model.measurement import Measurement, Result
+    from cudagloss.model.measurements import ExperimentRecord, NodeRun
+    from cudagloss.site.availability_view import _ran_on, cards_by_capability, ran_counts
+
+    def run(node: str, cc: str, **values: str) -> NodeRun:
+        results = [Result(f"{k}_on_this_gpu", v) for k, v in values.items()]
+        return NodeRun(node, Measurement(SLUG, "", "", "ok", {"compute_capability": cc}, [], results))
+
+    record = ExperimentRecord(
+        SLUG,
+        None,
+        [
+            run("a", "9.0", wgmma="ran", tcgen05_mma="loaded"),
+            run("b", "9.0", wgmma="CUDA_ERROR_ILLEGAL_ADDRESS"),
+            run("c", "12.0", wgmma="refused by the compiler", mma_e2m1="ran"),
+            NodeRun("d", None),
+        ],
+    )
+    assert ran_counts(record) == {("9.0", "wgmma_on_this_gpu"): 1, ("12.0", "mma_e2m1_on_this_gpu"): 1}
+    assert _ran_on(cards_by_capability(record)) == "9.0: 2 cards; 12.0: 1 card"
+    assert ran_counts(None) == {} and not cards_by_capability(None)
 
 
 def test_each_no_links_to_a_refusal_that_is_on_the_page(corpus: Corpus) -> None:

@@ -1,24 +1,32 @@
 """The instruction-availability table as a term's page shows it (templates/_availability.md.j2):
 one row per feature, one column per compute capability, each cell what NVRTC compiled the
 feature's kernel for on that compute capability's targets; every refusal in the compiler's own
-words below, and each kernel's source. Said only from the file (cudagloss.model.availability).
-The strings stay plain: the template escapes each.
+words below, and each kernel's source. Said only from the file (cudagloss.model.availability),
+and, where cards of a compute capability ran the instruction-availability experiment, how many
+distinct cards ran each feature's kernel (their good runs). The strings stay plain: the template
+escapes each.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
 from cudagloss.model.availability import COMPILED, TARGET, AvailabilityTable, Feature, target_key
+from cudagloss.model.measurements import ExperimentRecord
 from cudagloss.site import escape
 
 YES = "yes"
 NO = "no"
 HOLE = "‹target›"
 """Stands where a refusal named the target it was given, so that one sentence covers many targets."""
+EXPERIMENT = "instruction-availability"
+"""The experiment that runs each feature's kernel on a card (verifier/experiments/instruction_availability.py)."""
+RAN = "ran"
+ON_THIS_GPU = "_on_this_gpu"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +37,10 @@ class AvailabilityCell:
     """The plain target's refusal, shown on hover; '' where it compiled."""
     anchor: str
     """The feature's refusals below ('' where it compiled)."""
+    ran: int = 0
+    """Distinct cards of this compute capability on which the feature's kernel ran."""
+    ran_title: str = ""
+    """Said on hover of the count ('' where no card ran it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +98,10 @@ class AvailabilityView:
     targets: str
     nvrtc_version: str
     date: str
+    ran_on: str = ""
+    """The cards that ran the experiment, by compute capability ('9.0: 3 cards'), '' for none."""
+    measurement: Markup | None = None
+    """The experiment's measurement page, from the citing page."""
     kind: str = "availability"
     file: Markup | None = None
     """The published file, linked from the citing page."""
@@ -102,17 +118,47 @@ def anchor(feature: str) -> str:
     return f"refused-{feature}"
 
 
-def _cell(table: AvailabilityTable, feature: Feature, plain: str) -> AvailabilityCell:
+def result_name(feature: str) -> str:
+    """The experiment's result for a feature: 'mma-f16' -> 'mma_f16_on_this_gpu'."""
+    return feature.replace("-", "_") + ON_THIS_GPU
+
+
+def cards_by_capability(record: ExperimentRecord | None) -> Counter[str]:
+    """How many distinct cards (one node is one card) of each compute capability ran the experiment."""
+    if record is None:
+        return Counter()
+    return Counter(str(run.good.provenance.get("compute_capability", "")) for run in record.measured if run.good)
+
+
+def ran_counts(record: ExperimentRecord | None) -> Counter[tuple[str, str]]:
+    """(compute capability, feature result name) -> the distinct cards whose good run says 'ran'."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for run in record.measured if record else []:
+        if run.good is None:
+            continue
+        cc = str(run.good.provenance.get("compute_capability", ""))
+        counts.update((cc, r.name) for r in run.good.results if r.name.endswith(ON_THIS_GPU) and r.value == RAN)
+    return counts
+
+
+def _cell(table: AvailabilityTable, feature: Feature, plain: str, ran: Counter[tuple[str, str]]) -> AvailabilityCell:
     row = table.values.get(plain, {})
+    cards = ran[(capability(plain), result_name(feature.id))]
+    said = (
+        f"its kernel ran on {cards} card{'s' if cards != 1 else ''} of compute capability {capability(plain)} "
+        f"({EXPERIMENT} experiment)"
+        if cards
+        else ""
+    )
     if row.get(feature.id) == COMPILED:
-        return AvailabilityCell(YES, "", "")
+        return AvailabilityCell(YES, "", "", cards, said)
     family = [t for t in table.targets() if t != plain and capability(t) == capability(plain)]
     suffixed = [t for t in family if table.values[t][feature.id] == COMPILED]
     # Said whole, then where it is listed: a title that ended on the message's closing quote would
     # need that quote as an HTML entity (escape.link_title), which the exported Markdown must not hold.
     also = f"; {', '.join(suffixed)} compiled it" if suffixed else ""
     title = f"{plain} refused it: {row.get(feature.id, '')}{also} (listed below the table)"
-    return AvailabilityCell(", ".join(suffixed) if suffixed else NO, title, anchor(feature.id))
+    return AvailabilityCell(", ".join(suffixed) if suffixed else NO, title, anchor(feature.id), cards, said)
 
 
 def _refusals(table: AvailabilityTable, feature: Feature) -> list[Refusal]:
@@ -140,15 +186,29 @@ def _sass(table: AvailabilityTable, feature: Feature) -> SassView:
     return SassView(feature.id, feature.ptx, tuple(SassRow(", ".join(t), o) for o, t in grouped.items()))
 
 
-def availability_view(table: AvailabilityTable, href: Callable[[str], Markup | None]) -> AvailabilityView:
-    """The view; href gives a term's link from the citing page (None where there is no such term)."""
+def _ran_on(cards: Counter[str]) -> str:
+    """'9.0: 3 cards; 12.0: 1 card', in numeric order (a compute capability that is no number last)."""
+    ordered = sorted(cards.items(), key=lambda kv: tuple(int(p) if p.isdigit() else 1 << 30 for p in kv[0].split(".")))
+    return "; ".join(f"{cc}: {n} card{'s' if n != 1 else ''}" for cc, n in ordered)
+
+
+def availability_view(
+    table: AvailabilityTable,
+    href: Callable[[str], Markup | None],
+    record: ExperimentRecord | None = None,
+    measurement: Markup | None = None,
+) -> AvailabilityView:
+    """The view; href gives a term's link from the citing page (None where there is no such term);
+    record is the instruction-availability experiment's, measurement its page's link."""
     plain = [t for t in table.targets() if not t[-1].isalpha()]
     p = table.provenance
+    ran = ran_counts(record)
+    cards = cards_by_capability(record)
     return AvailabilityView(
         name=table.name,
         capabilities=tuple(capability(t) for t in plain),
         rows=tuple(
-            AvailabilityRow(f.id, f.ptx, f.label, f.term, href(f.term), tuple(_cell(table, f, t) for t in plain))
+            AvailabilityRow(f.id, f.ptx, f.label, f.term, href(f.term), tuple(_cell(table, f, t, ran) for t in plain))
             for f in table.features
         ),
         refusals=tuple(r for f in table.features for r in _refusals(table, f)),
@@ -161,4 +221,6 @@ def availability_view(table: AvailabilityTable, href: Callable[[str], Markup | N
         targets=p["targets"],
         nvrtc_version=p["nvrtc_version"],
         date=p["computed_at"][:10],
+        ran_on=_ran_on(cards),
+        measurement=measurement if cards else None,
     )

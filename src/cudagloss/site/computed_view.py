@@ -17,7 +17,8 @@ from markupsafe import Markup
 from cudagloss.model.availability import AvailabilityTable
 from cudagloss.model.computed import ComputedTable, Value
 from cudagloss.model.computed_set import ComputedSet
-from cudagloss.site.availability_view import AvailabilityView, availability_view
+from cudagloss.model.measurements import MeasurementSet
+from cudagloss.site.availability_view import EXPERIMENT, AvailabilityView, availability_view
 from cudagloss.site.escape import inert_json
 
 LABELS = {
@@ -102,13 +103,19 @@ def computed_views(
     computed: ComputedSet | None,
     href: Callable[[str], Markup | None] = lambda _: None,
     file_href: Callable[[str], Markup | None] = lambda _: None,
+    measurements: MeasurementSet | None = None,
+    measurement_href: Callable[[str], Markup | None] = lambda _: None,
 ) -> tuple[ComputedView | AvailabilityView, ...]:
     """The views of the tables a term cites, in its order (the check refused any that cannot be
-    read); href gives a term's link from the citing page (for the tables that name terms), and
-    file_href the published file's."""
+    read); href gives a term's link from the citing page (for the tables that name terms),
+    file_href the published file's, and measurement_href an experiment's page (the availability
+    table says which cards ran its features, from the measurements)."""
     tables = [computed.get(n)[0] for n in names] if computed is not None else []
+    record = measurements.get(EXPERIMENT) if measurements is not None else None
     views = (
-        availability_view(t, href) if isinstance(t, AvailabilityTable) else computed_view(t)
+        availability_view(t, href, record, measurement_href(EXPERIMENT))
+        if isinstance(t, AvailabilityTable)
+        else computed_view(t)
         for t in tables
         if t is not None
     )

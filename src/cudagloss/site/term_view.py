@@ -15,7 +15,7 @@ from cudagloss.model.corpus import Corpus, LoadedTerm
 from cudagloss.model.link_checks import LinkChecks, checked_phrase
 from cudagloss.model.source import Source
 from cudagloss.model.source_links import source_link
-from cudagloss.model.urls import page_url, section_src_uri, term_src_uri
+from cudagloss.model.urls import measurement_src_uri, page_url, section_src_uri, term_src_uri
 from cudagloss.site import escape
 from cudagloss.site.cite_this import cite_this_view
 from cudagloss.site.comparisons import comparison_rows
@@ -81,6 +81,8 @@ def term_view(r: Renderer, slug: str, own: list[str]) -> TermPage:
             r.corpus.computed,
             lambda to: r.href_between(uri, term_src_uri(to)) if to in r.corpus else None,
             lambda path: r.href_between(uri, path),
+            r.corpus.measurements,
+            lambda experiment: r.href_between(uri, measurement_src_uri(experiment)),
         ),
         also_known_as=(*term.aliases, *term.abbreviations),
         section=section_link,
