@@ -161,7 +161,8 @@ def test_counts_are_distinct_cards_of_each_compute_capability_and_only_ran_count
 
     def run(node: str, cc: str, **values: str) -> NodeRun:
         results = [Result(f"{k}_on_this_gpu", v) for k, v in values.items()]
-        return NodeRun(node, Measurement(SLUG, "", "", "ok", {"compute_capability": cc}, [], results))
+        gpu = {"9.0": "NVIDIA H100 80GB HBM3" if node == "a" else "NVIDIA H200", "12.0": "NVIDIA GeForce RTX 5090"}[cc]
+        return NodeRun(node, Measurement(SLUG, "", "", "ok", {"compute_capability": cc, "gpu_name": gpu}, [], results))
 
     record = ExperimentRecord(
         SLUG,
@@ -174,8 +175,8 @@ def test_counts_are_distinct_cards_of_each_compute_capability_and_only_ran_count
         ],
     )
     assert ran_counts(record) == {("9.0", "wgmma_on_this_gpu"): 1, ("12.0", "mma_e2m1_on_this_gpu"): 1}
-    assert _ran_on(cards_by_capability(record)) == "9.0: 2 cards; 12.0: 1 card"
-    assert ran_counts(None) == {} and not cards_by_capability(None)
+    assert _ran_on(cards_by_capability(record)) == "9.0: 2 cards (H100, H200); 12.0: 1 card (GeForce RTX 5090)"
+    assert ran_counts(None) == {} and cards_by_capability(None) == {}
 
 
 def test_each_no_links_to_a_refusal_that_is_on_the_page(corpus: Corpus) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from cudagloss.model.availability import COMPILED, TARGET, AvailabilityTable, Feature, target_key
+from cudagloss.model.display import short_gpu
 from cudagloss.model.measurements import ExperimentRecord
 from cudagloss.site import escape
 
@@ -123,11 +124,14 @@ def result_name(feature: str) -> str:
     return feature.replace("-", "_") + ON_THIS_GPU
 
 
-def cards_by_capability(record: ExperimentRecord | None) -> Counter[str]:
-    """How many distinct cards (one node is one card) of each compute capability ran the experiment."""
-    if record is None:
-        return Counter()
-    return Counter(str(run.good.provenance.get("compute_capability", "")) for run in record.measured if run.good)
+def cards_by_capability(record: ExperimentRecord | None) -> dict[str, list[str]]:
+    """The GPU model of each distinct card (one node is one card) that ran the experiment, by compute capability."""
+    cards: dict[str, list[str]] = {}
+    for run in record.measured if record else []:
+        if run.good is not None:
+            p = run.good.provenance
+            cards.setdefault(str(p.get("compute_capability", "")), []).append(short_gpu(str(p.get("gpu_name", ""))))
+    return cards
 
 
 def ran_counts(record: ExperimentRecord | None) -> Counter[tuple[str, str]]:
@@ -186,10 +190,13 @@ def _sass(table: AvailabilityTable, feature: Feature) -> SassView:
     return SassView(feature.id, feature.ptx, tuple(SassRow(", ".join(t), o) for o, t in grouped.items()))
 
 
-def _ran_on(cards: Counter[str]) -> str:
-    """'9.0: 3 cards; 12.0: 1 card', in numeric order (a compute capability that is no number last)."""
+def _ran_on(cards: dict[str, list[str]]) -> str:
+    """'9.0: 3 cards (H100, H200); 12.0: 1 card (RTX 5090)', in numeric order (one that is no number last)."""
     ordered = sorted(cards.items(), key=lambda kv: tuple(int(p) if p.isdigit() else 1 << 30 for p in kv[0].split(".")))
-    return "; ".join(f"{cc}: {n} card{'s' if n != 1 else ''}" for cc, n in ordered)
+    return "; ".join(
+        f"{cc}: {len(gpus)} card{'s' if len(gpus) != 1 else ''} ({', '.join(sorted(set(gpus)))})"
+        for cc, gpus in ordered
+    )
 
 
 def availability_view(
