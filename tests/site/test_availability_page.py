@@ -91,6 +91,20 @@ def _ran_in_files() -> dict[tuple[str, str], int]:
     return counts
 
 
+REFUSAL_ROW = re.compile(
+    r'<tr><td><a id="(refused-[a-z0-9-]+)"></a><code>([^<]+)</code></td><td>([^<]+)</td>'
+    r"<td><code>([^<]+)</code>( \[sic\])?</td></tr>"
+)
+
+
+def _refusal_rows(md: str) -> list[tuple[str, str, str, str, str]]:
+    """(anchor, feature, targets, message, ' [sic]' or '') of each row of the refusals' table."""
+    table = md.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    rows = REFUSAL_ROW.findall(table)
+    assert len(rows) == table.count("<tr")
+    return rows
+
+
 def _html(md: str) -> str:
     body = md.split("\n---\n", 1)[1] if md.startswith("---\n") else md
     return markdown.markdown(body, extensions=EXTENSIONS)
@@ -115,6 +129,7 @@ def test_every_cell_agrees_with_the_file(corpus: Corpus) -> None:
     assert "\n|---|" + ":-:|" * (len(head) - 1) + "\n" in md
     assert [re.search(r"`([a-z0-9-]+)`", r[0])[1] for r in body] == [f["id"] for f in data["features"]]  # type: ignore[index]
     shown = {"yes": 0, "no": 0, "suffixed": 0}
+    row_of = {(f, t): a for a, f, targets, _, _ in _refusal_rows(md) for t in targets.split(", ")}
     for feature, row in zip(data["features"], body, strict=True):
         assert len(row) == len(head)
         for target, cell in zip(plain, row[1:], strict=True):
@@ -124,7 +139,7 @@ def test_every_cell_agrees_with_the_file(corpus: Corpus) -> None:
             assert text == _expected_cell(values, feature["id"], target), (feature["id"], target, cell)
             shown["yes" if text == "yes" else "no" if text == "no" else "suffixed"] += 1
             if text != "yes":
-                assert found["anchor"] == f"refused-{feature['id']}"
+                assert found["anchor"] == row_of[(feature["id"], target)]  # the row of this target's refusal
                 also = "" if text == "no" else f"; {text} compiled it"
                 assert (
                     html.unescape(found["title"]).replace("\\_", "_")
@@ -183,8 +198,8 @@ def test_each_no_links_to_a_refusal_that_is_on_the_page(corpus: Corpus) -> None:
     md = _page(corpus)
     anchors = set(re.findall(r'<a id="(refused-[a-z0-9-]+)"></a>', md))
     linked = {CELL.match(c)["anchor"] for row in _rows(md)[1:] for c in row[1:] if CELL.match(c)["anchor"]}  # type: ignore[index]
-    assert linked and linked == anchors
-    assert len(re.findall(r'<a id="refused-', md)) == len(anchors)  # each anchor once
+    assert linked and linked <= anchors
+    assert len(re.findall(r'<a id="refused-', md)) == len(anchors) == len(_refusal_rows(md))  # one per row, once
     page = _html(md)
     for anchor in anchors:
         assert page.count(f'id="{anchor}"') == 1 and f'href="#{anchor}"' in page
@@ -193,15 +208,10 @@ def test_each_no_links_to_a_refusal_that_is_on_the_page(corpus: Corpus) -> None:
 def test_every_refusal_of_the_file_is_on_the_page_for_its_targets(corpus: Corpus) -> None:
     data = json.loads(FILE.read_text(encoding="utf-8"))
     md = _page(corpus)
-    table = md.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    shown = re.findall(
-        r'<tr><td>(?:<a id="refused-[a-z0-9-]+"></a>)?<code>([^<]+)</code></td><td>([^<]+)</td>'
-        r"<td><code>([^<]+)</code></td></tr>",
-        table,
-    )
-    assert len(shown) == table.count("<tr")
+    rows = _refusal_rows(md)
     said: dict[tuple[str, str], str] = {}
-    for feature, targets, message in shown:
+    for _, feature, targets, message, sic in rows:
+        assert bool(sic) == bool(re.search(r"\b(\w+) \1\b", html.unescape(message)))  # 'with with' [sic]
         for target in targets.split(", "):
             said[(feature, target)] = html.unescape(message)
     refused = {

@@ -9,6 +9,7 @@ escapes each.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,10 +58,12 @@ class AvailabilityRow:
 @dataclass(frozen=True, slots=True)
 class Refusal:
     anchor: str
-    """The feature's anchor on its first refusal, '' on the rest."""
+    """This row's anchor (anchor()): a cell links to the row of its own target's refusal."""
     feature: str
     message: str
     targets: str
+    sic: bool = False
+    """The message repeats a word: shown as written, marked [sic]."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +118,25 @@ def capability(target: str) -> str:
     return f"{number[:-1]}.{number[-1]}"
 
 
-def anchor(feature: str) -> str:
-    return f"refused-{feature}"
+def anchor(feature: str, group: int = 0) -> str:
+    """A refusal row's anchor: the feature's first as 'refused-<feature>', the next 'refused-<feature>-2'."""
+    return f"refused-{feature}" if group == 0 else f"refused-{feature}-{group + 1}"
+
+
+DOUBLED = re.compile(r"\b(\w+) \1\b", re.IGNORECASE)
+"""A word written twice in a row ('mma with with FP6/FP4'): the compiler's slip, kept and marked [sic]."""
+
+
+def _groups(table: AvailabilityTable, feature: Feature) -> dict[str, list[str]]:
+    """Each distinct refusal of the feature (the target it names made a hole) -> its targets, in order."""
+    grouped: dict[str, list[str]] = {}
+    for target in table.targets():
+        verdict = table.values[target][feature.id]
+        if verdict != COMPILED:
+            grouped.setdefault(
+                verdict.replace(f"'{target}'", f"'{HOLE}'").replace(f" {target} ", f" {HOLE} "), []
+            ).append(target)
+    return grouped
 
 
 def result_name(feature: str) -> str:
@@ -162,21 +182,15 @@ def _cell(table: AvailabilityTable, feature: Feature, plain: str, ran: Counter[t
     # need that quote as an HTML entity (escape.link_title), which the exported Markdown must not hold.
     also = f"; {', '.join(suffixed)} compiled it" if suffixed else ""
     title = f"{plain} refused it: {row.get(feature.id, '')}{also} (listed below the table)"
-    return AvailabilityCell(", ".join(suffixed) if suffixed else NO, title, anchor(feature.id), cards, said)
+    group = next((i for i, targets in enumerate(_groups(table, feature).values()) if plain in targets), 0)
+    return AvailabilityCell(", ".join(suffixed) if suffixed else NO, title, anchor(feature.id, group), cards, said)
 
 
 def _refusals(table: AvailabilityTable, feature: Feature) -> list[Refusal]:
-    """Each distinct refusal of the feature (the target it names made a hole), with its targets."""
-    grouped: dict[str, list[str]] = {}
-    for target in table.targets():
-        verdict = table.values[target][feature.id]
-        if verdict != COMPILED:
-            grouped.setdefault(
-                verdict.replace(f"'{target}'", f"'{HOLE}'").replace(f" {target} ", f" {HOLE} "), []
-            ).append(target)
+    """Each distinct refusal of the feature with its targets, each row its own anchor."""
     return [
-        Refusal(anchor(feature.id) if i == 0 else "", feature.id, message, ", ".join(targets))
-        for i, (message, targets) in enumerate(grouped.items())
+        Refusal(anchor(feature.id, i), feature.id, message, ", ".join(targets), bool(DOUBLED.search(message)))
+        for i, (message, targets) in enumerate(_groups(table, feature).items())
     ]
 
 
