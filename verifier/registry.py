@@ -32,6 +32,7 @@ from verifier.experiments import (
     instruction_availability,
     instruction_latency,
     jit_cache,
+    kernel_errors,
     latency_hiding,
     launch_limits,
     launch_overhead,
@@ -83,6 +84,7 @@ EXPERIMENTS: list[ModuleType] = [
     latency_hiding,
     error_strings,
     instruction_availability,
+    kernel_errors,
 ]
 CONTRACTS: tuple[Experiment, ...] = tuple(Experiment.from_module(m) for m in EXPERIMENTS)
 """Every experiment as its checked contract (verifier/contract.py), in EXPERIMENTS' order: a module
