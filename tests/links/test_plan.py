@@ -29,6 +29,16 @@ from cudagloss.model.limits import COUNT_MAX, FIRST_DAY
 from localserver import Quiet, running
 
 TODAY = dt.date.today().isoformat()
+"""The day the link checker stamps: read again as each test starts (_today), as a date read when the
+module was imported goes stale for a run that crosses midnight."""
+
+
+@pytest.fixture(autouse=True)
+def _today() -> None:
+    global TODAY
+    TODAY = dt.date.today().isoformat()
+
+
 DAY = dt.date(2026, 9, 3)
 JUDGES = (
     "cudagloss.check.claims",

@@ -36,6 +36,16 @@ from localserver import Ok, running
 from scaffold import scaffold
 
 TODAY = dt.date.today().isoformat()
+"""The day the link checker stamps: read again as each test starts (_today), as a date read when the
+module was imported goes stale for a run that crosses midnight."""
+
+
+@pytest.fixture(autouse=True)
+def _today() -> None:
+    global TODAY
+    TODAY = dt.date.today().isoformat()
+
+
 DAY = dt.date(2026, 12, 2)
 TEMPORARY = re.compile(r"^\..*\.tmp$")
 
