@@ -295,3 +295,32 @@ def test_hostile_strings_from_the_file_stay_text_in_the_html(corpus: Corpus, tmp
         len(rows)
     }
     assert f'title="{html.escape(HOSTILE_LABEL.replace("  ", " "))}"'.replace("&#x27;", "'") in page
+
+
+def test_hostile_provenance_of_a_card_that_ran_the_experiment_stays_text(corpus: Corpus) -> None:
+    """The caption's "ran on" names each card's GPU and compute capability from its provenance,
+    which a contributed file writes: they are shown as text, and a compute capability that is no
+    column counts towards no cell."""
+    from cudagloss.model.measurement import Measurement, Result
+    from cudagloss.model.measurements import NodeRun
+
+    record = corpus.measurements.get(SLUG) if corpus.measurements else None
+    assert record is not None and record.measured
+    hostile = {
+        "compute_capability": "9.0 <script>alert(4)</script>",
+        "gpu_name": "<img src=x onerror=alert(5)> | [g](javascript:g)",
+    }
+    run = NodeRun("evil", Measurement(SLUG, "", "", "ok", hostile, [], [Result("wgmma_on_this_gpu", "ran")]))
+    was = list(record.runs)
+    record.runs.append(run)
+    try:
+        md = _page(corpus)
+    finally:
+        record.runs[:] = was
+    caption = md.split('"Ran on N" counts', 1)[1].split("\n\n", 1)[0]
+    assert "<script>" not in caption and "<img" not in caption and "alert(4)" in caption and "alert(5)" in caption
+    assert "\\[g\\](javascript:g)" in caption and 'href="javascript' not in _html(md)  # escaped: no link
+    wgmma = next(r for r in _counted_rows(md)[1:] if "`wgmma`" in r[0])
+    head = _counted_rows(md)[0]
+    found = RAN.search(wgmma[head.index("9.0")])
+    assert found and int(found["n"]) == _ran_in_files()[("wgmma", "9.0")]
