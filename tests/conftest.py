@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import datetime as dt
 import os
 import shutil
 import subprocess
@@ -40,6 +41,13 @@ def check_golden(name: str, actual: str) -> None:
         path.write_text(actual, encoding="utf-8")
     expected = path.read_text(encoding="utf-8")
     assert actual == expected, f"{name} differs from the golden file; UPDATE_GOLDEN=1 rewrites it"
+
+
+@pytest.fixture
+def stamp_day(request: pytest.FixtureRequest) -> None:
+    """Set the test module's TODAY, the day the link checker stamps, as the test starts: a date read
+    when the module was imported goes stale for a run that crosses midnight."""
+    request.module.TODAY = dt.date.today().isoformat()
 
 
 @pytest.fixture

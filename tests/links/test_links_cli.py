@@ -31,14 +31,8 @@ from cudagloss.links.stamp import stamp_file
 from localserver import Quiet, running
 
 TODAY = dt.date.today().isoformat()
-"""The day the link checker stamps: read again as each test starts (_today), as a date read when the
-module was imported goes stale for a run that crosses midnight."""
-
-
-@pytest.fixture(autouse=True)
-def _today() -> None:
-    global TODAY
-    TODAY = dt.date.today().isoformat()
+"""The day the link checker stamps, set again as each test starts (conftest's stamp_day)."""
+pytestmark = pytest.mark.usefixtures("stamp_day")
 
 
 SLOW = threading.Event()

@@ -26,14 +26,8 @@ from localserver import Quiet, running
 from scaffold import good_glossary
 
 TODAY = dt.date.today().isoformat()
-"""The day the link checker stamps: read again as each test starts (_today), as a date read when the
-module was imported goes stale for a run that crosses midnight."""
-
-
-@pytest.fixture(autouse=True)
-def _today() -> None:
-    global TODAY
-    TODAY = dt.date.today().isoformat()
+"""The day the link checker stamps, set again as each test starts (conftest's stamp_day)."""
+pytestmark = pytest.mark.usefixtures("stamp_day")
 
 
 FOUND = "A warp executes one common instruction at a time"

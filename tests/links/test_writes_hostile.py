@@ -36,14 +36,8 @@ from localserver import Ok, running
 from scaffold import scaffold
 
 TODAY = dt.date.today().isoformat()
-"""The day the link checker stamps: read again as each test starts (_today), as a date read when the
-module was imported goes stale for a run that crosses midnight."""
-
-
-@pytest.fixture(autouse=True)
-def _today() -> None:
-    global TODAY
-    TODAY = dt.date.today().isoformat()
+"""The day the link checker stamps, set again as each test starts (conftest's stamp_day)."""
+pytestmark = pytest.mark.usefixtures("stamp_day")
 
 
 DAY = dt.date(2026, 12, 2)

@@ -78,10 +78,11 @@ def _compiled_targets() -> dict[str, tuple[str, ...]]:
         return {}
 
 
+_COMPILED = _compiled_targets()
 NEEDS = {
     constant(f.id): Needs(f"{f.ptx} (computed/instruction-availability.json)", only=targets)
     for f in FEATURES
-    if (targets := _compiled_targets().get(f.id))
+    if (targets := _COMPILED.get(f.id))
 }
 """Checked by make kernels against NVRTC (verifier/targets.py); a feature missing here is
 declared for every target, and make kernels says where NVRTC refuses it."""

@@ -165,7 +165,14 @@ def ran_counts(record: ExperimentRecord | None) -> Counter[tuple[str, str]]:
     return counts
 
 
-def _cell(table: AvailabilityTable, feature: Feature, plain: str, ran: Counter[tuple[str, str]]) -> AvailabilityCell:
+def _cell(
+    table: AvailabilityTable,
+    feature: Feature,
+    plain: str,
+    ran: Counter[tuple[str, str]],
+    groups: dict[str, list[str]],
+) -> AvailabilityCell:
+    """One feature on one compute capability; groups are the feature's refusals (_groups)."""
     row = table.values.get(plain, {})
     cards = ran[(capability(plain), result_name(feature.id))]
     said = (
@@ -182,15 +189,15 @@ def _cell(table: AvailabilityTable, feature: Feature, plain: str, ran: Counter[t
     # need that quote as an HTML entity (escape.link_title), which the exported Markdown must not hold.
     also = f"; {', '.join(suffixed)} compiled it" if suffixed else ""
     title = f"{plain} refused it: {row.get(feature.id, '')}{also} (listed below the table)"
-    group = next((i for i, targets in enumerate(_groups(table, feature).values()) if plain in targets), 0)
+    group = next((i for i, targets in enumerate(groups.values()) if plain in targets), 0)
     return AvailabilityCell(", ".join(suffixed) if suffixed else NO, title, anchor(feature.id, group), cards, said)
 
 
-def _refusals(table: AvailabilityTable, feature: Feature) -> list[Refusal]:
+def _refusals(feature: Feature, groups: dict[str, list[str]]) -> list[Refusal]:
     """Each distinct refusal of the feature with its targets, each row its own anchor."""
     return [
         Refusal(anchor(feature.id, i), feature.id, message, ", ".join(targets), bool(DOUBLED.search(message)))
-        for i, (message, targets) in enumerate(_groups(table, feature).items())
+        for i, (message, targets) in enumerate(groups.items())
     ]
 
 
@@ -225,14 +232,17 @@ def availability_view(
     p = table.provenance
     ran = ran_counts(record)
     cards = cards_by_capability(record)
+    groups = {f.id: _groups(table, f) for f in table.features}
     return AvailabilityView(
         name=table.name,
         capabilities=tuple(capability(t) for t in plain),
         rows=tuple(
-            AvailabilityRow(f.id, f.ptx, f.label, f.term, href(f.term), tuple(_cell(table, f, t, ran) for t in plain))
+            AvailabilityRow(
+                f.id, f.ptx, f.label, f.term, href(f.term), tuple(_cell(table, f, t, ran, groups[f.id]) for t in plain)
+            )
             for f in table.features
         ),
-        refusals=tuple(r for f in table.features for r in _refusals(table, f)),
+        refusals=tuple(r for f in table.features for r in _refusals(f, groups[f.id])),
         kernels=tuple(
             KernelView(f.id, f.label, f.ptx, escape.code_block(f.source, "cuda", indent=4)) for f in table.features
         ),
